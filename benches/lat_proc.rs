@@ -1,0 +1,66 @@
+//! lat_proc: process creation (fork, fork+exec, fork+/bin/sh -c).
+//! Run: `cargo bench --bench lat_proc` (or `lmbench run lat_proc`).
+//!
+//! Method (lmbench's lat_proc), timed inside `lmbench-peer proc`, a small
+//! single-threaded helper started once per group, which reports the time
+//! of N creations back over a pipe:
+//! - fork: fork(2); the child _exit(0)s; the parent waitpid(2)s.
+//! - exec: fork; the child, stdout on /dev/null, execv(2)s `lmbench-hello`
+//!   (a tiny program of this workspace); the parent waits.
+//! - shell: fork; the child execs `/bin/sh -c lmbench-hello`; the parent waits.
+//!
+//! Why in the helper: fork copies the parent's page tables, so its cost
+//! grows with the parent's address space; Criterion's process is large and
+//! multi-threaded (and its child could only make async-signal-safe calls).
+//! lmbench forks from its small benchmark process; so do we. Every child's
+//! exit status is checked; a failed child fails the bench.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::{lat_proc as cat, Metric};
+use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::proc::{Peer, REPLY_TIMEOUT};
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+const HELLO: &str = env!("CARGO_BIN_EXE_lmbench-hello");
+
+fn lat_proc(c: &mut Criterion) {
+    let mut peer = check(
+        &cat::FORK,
+        "start lmbench-peer",
+        Peer::spawn(PEER, &["proc"]),
+    );
+    let mut g = Group::new(c, &cat::PROGRAM, Class::Slow);
+    let cases: [(&'static Metric, String); 3] = [
+        (&cat::FORK, "fork".to_string()),
+        (&cat::EXEC, format!("exec {HELLO}")),
+        (&cat::SHELL, format!("shell {HELLO}")),
+    ];
+    for (metric, op) in &cases {
+        // Checked once before timing: the peer creates and reaps one child.
+        let (verb, arg) = op.split_once(' ').unwrap_or((op, ""));
+        let request = |n: u64| format!("{verb} {n} {arg}");
+        check(
+            metric,
+            "one untimed creation",
+            peer.call(&request(1), REPLY_TIMEOUT),
+        );
+        g.bench(metric, |iters| {
+            let ns = check(
+                metric,
+                "peer",
+                peer.call_u64(&request(iters), REPLY_TIMEOUT),
+            );
+            Duration::from_nanos(ns)
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_proc
+}
+criterion_main!(benches);

@@ -1,0 +1,85 @@
+//! lat_syscall: the cost of the simplest entries into the kernel.
+//! Run: `cargo bench --bench lat_syscall` (or `lmbench run lat_syscall`).
+//!
+//! Method (lmbench's lat_syscall): each iteration makes exactly one call on
+//! a descriptor or path prepared outside the timed loop.
+//! - null: `syscall(SYS_getppid)` raw, so no libc can answer from a cache.
+//! - read / write: 1 byte from /dev/zero, to /dev/null, fds opened once.
+//! - stat / fstat / open: a 1-byte scratch file (created once, so its inode
+//!   is cached); open is open(O_RDONLY) + close.
+//!
+//! Every return value is checked; a failure panics with the metric id.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_syscall::{self as cat, PROGRAM};
+use lmbench_support::fs::ScratchFile;
+use lmbench_support::harness::{check, config, timed_loop, Class, Group};
+use lmbench_support::sys;
+
+fn lat_syscall(c: &mut Criterion) {
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+
+    g.bench(&cat::NULL, |iters| {
+        timed_loop(&cat::NULL, iters, sys::getppid_raw)
+    });
+
+    let zero = check(
+        &cat::READ,
+        "open /dev/zero",
+        sys::open(c"/dev/zero", libc::O_RDONLY),
+    );
+    let mut byte = [0u8; 1];
+    g.bench(&cat::READ, |iters| {
+        timed_loop(&cat::READ, iters, || match sys::read(zero, &mut byte) {
+            Ok(1) => Ok(()),
+            Ok(n) => Err(format!("read returned {n}, want 1")),
+            Err(e) => Err(e.to_string()),
+        })
+    });
+    check(&cat::READ, "close /dev/zero", sys::close(zero));
+
+    let null = check(
+        &cat::WRITE,
+        "open /dev/null",
+        sys::open(c"/dev/null", libc::O_WRONLY),
+    );
+    g.bench(&cat::WRITE, |iters| {
+        timed_loop(&cat::WRITE, iters, || match sys::write(null, b"x") {
+            Ok(1) => Ok(()),
+            Ok(n) => Err(format!("write returned {n}, want 1")),
+            Err(e) => Err(e.to_string()),
+        })
+    });
+    check(&cat::WRITE, "close /dev/null", sys::close(null));
+
+    let file = check(&cat::STAT, "create scratch file", ScratchFile::new(1));
+    let path = file.c_path();
+    g.bench(&cat::STAT, |iters| {
+        timed_loop(&cat::STAT, iters, || sys::stat(path))
+    });
+
+    let fd = check(
+        &cat::FSTAT,
+        "open scratch file",
+        sys::open(path, libc::O_RDONLY),
+    );
+    g.bench(&cat::FSTAT, |iters| {
+        timed_loop(&cat::FSTAT, iters, || sys::fstat(fd))
+    });
+    check(&cat::FSTAT, "close scratch file", sys::close(fd));
+
+    g.bench(&cat::OPEN, |iters| {
+        timed_loop(&cat::OPEN, iters, || {
+            let fd = sys::open(path, libc::O_RDONLY)?;
+            sys::close(fd)
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_syscall
+}
+criterion_main!(benches);

@@ -1,0 +1,150 @@
+//! lmbench-style table layout: a title, a rule, two header lines, a dashed
+//! rule per column, then one row per run. Host (9) and OS (13) open every
+//! row; each figure is formatted to its column's width the way lmbench's
+//! report does (as many digits as fit: 0.08, 1.25, 12.5, 123, 1234, 12K).
+
+use lmbench_support::catalog::Table;
+
+use crate::run::Run;
+
+const HOST_W: usize = 9;
+const OS_W: usize = 13;
+
+/// Formats `v` in at most `width` characters, keeping as many significant
+/// digits as fit; large values get a K or M suffix.
+pub fn fmt_num(v: f64, width: usize) -> String {
+    if !v.is_finite() {
+        return "-".to_string();
+    }
+    let fits = |s: &str| s.len() <= width;
+    // Plain decimal, most precise first (at most 4 decimals).
+    for prec in (0..=4usize.min(width.saturating_sub(2))).rev() {
+        let s = trim_negative_zero(format!("{v:.prec$}"));
+        if fits(&s) {
+            return s;
+        }
+    }
+    for (div, suffix) in [(1e3, "K"), (1e6, "M"), (1e9, "G")] {
+        let scaled = v / div;
+        for prec in (0..=2usize).rev() {
+            let s = format!("{scaled:.prec$}{suffix}");
+            if fits(&s) {
+                return s;
+            }
+        }
+    }
+    "#".repeat(width)
+}
+
+fn trim_negative_zero(s: String) -> String {
+    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
+        s[1..].to_string()
+    } else {
+        s
+    }
+}
+
+fn cut(s: &str, w: usize) -> String {
+    s.chars().take(w).collect()
+}
+
+/// True if any run has a figure for any column of the table.
+pub fn has_data(table: &Table, runs: &[Run]) -> bool {
+    runs.iter().any(|r| {
+        table
+            .columns
+            .iter()
+            .skip_while(|c| c.header[0] == "Mhz")
+            .any(|c| c.source.eval(r).is_some())
+    })
+}
+
+/// Renders one table for the given runs.
+pub fn render(table: &Table, runs: &[Run]) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    let width: usize = HOST_W + 1 + OS_W + table.columns.iter().map(|c| c.width + 1).sum::<usize>();
+    line(table.title.to_string());
+    line("-".repeat(width.max(table.title.len())));
+    // Headers are placed at their column's start; a top header may run on
+    // over the next column when that one's top is empty ("0K File" spans
+    // Create and Delete, as in lmbench).
+    for row in 0..2 {
+        let mut s = if row == 0 {
+            format!("{:<HOST_W$} {:>OS_W$}", "Host", "OS")
+        } else {
+            " ".repeat(HOST_W + 1 + OS_W)
+        };
+        for c in table.columns {
+            let start = s.len() + 1;
+            s.push(' ');
+            s.push_str(&" ".repeat(c.width));
+            if s.len() < start + c.header[row].len() {
+                s.push_str(&" ".repeat(start + c.header[row].len() - s.len()));
+            }
+            if !c.header[row].is_empty() {
+                s.replace_range(start..start + c.header[row].len(), c.header[row]);
+            }
+        }
+        line(s);
+    }
+    let mut rule = format!("{} {}", "-".repeat(HOST_W), "-".repeat(OS_W));
+    for c in table.columns {
+        rule.push(' ');
+        rule.push_str(&"-".repeat(c.width));
+    }
+    line(rule);
+    for run in runs {
+        let mut s = format!(
+            "{:<HOST_W$} {:<OS_W$}",
+            cut(&run.host(), HOST_W),
+            cut(&run.machine.os_label(), OS_W)
+        );
+        for c in table.columns {
+            let cell = c
+                .source
+                .eval(run)
+                .map(|v| fmt_num(v, c.width))
+                .unwrap_or_else(|| "-".to_string());
+            s.push(' ');
+            s.push_str(&format!("{cell:>w$}", w = c.width));
+        }
+        line(s);
+    }
+    out
+}
+
+/// The banner lmbench prints above its tables.
+pub fn banner() -> String {
+    let title = "L M B E N C H  S U M M A R Y  (lmbench-rs)";
+    format!(
+        "{:>w$}\n{:>w$}\n",
+        title,
+        "-".repeat(title.len()),
+        w = title.len() + 17
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_fit_their_width() {
+        assert_eq!(fmt_num(0.0812, 4), "0.08");
+        assert_eq!(fmt_num(1.254, 4), "1.25");
+        assert_eq!(fmt_num(12.54, 4), "12.5");
+        assert_eq!(fmt_num(123.4, 4), "123");
+        assert_eq!(fmt_num(1234.0, 4), "1234");
+        assert_eq!(fmt_num(12345.0, 4), "12K");
+        assert_eq!(fmt_num(1234.0, 3), "1K");
+        assert_eq!(fmt_num(1250.0, 3), "1K");
+        assert_eq!(fmt_num(0.0812, 6), "0.0812");
+        assert_eq!(fmt_num(2_500_000.0, 4), "2.5M");
+        assert_eq!(fmt_num(-0.001, 4), "0.00");
+        assert_eq!(fmt_num(f64::NAN, 4), "-");
+    }
+}

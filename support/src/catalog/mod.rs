@@ -1,0 +1,344 @@
+//! THE registry of lmbench-rs: every metric (id, unit, what its timed region
+//! contains) and every summary table (title, columns, which metrics feed each
+//! column). Benches take their ids from here and the CLI reads its tables from
+//! here, so renaming a metric is a compile error, never an empty column.
+//!
+//! Layout: one module per lmbench program (`lat_syscall`, ...) holding that
+//! program's [`Metric`]s, and one module per summary table (`processes`, ...)
+//! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
+//! its program's `METRICS`, and (if the summary shows it) one column.
+
+pub mod lat_proc;
+pub mod lat_sig;
+pub mod lat_syscall;
+
+pub mod tables;
+
+use std::fmt;
+
+/// The unit a metric is reported in, as lmbench reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Microseconds per operation (most latencies).
+    Micros,
+    /// Nanoseconds per operation (memory latencies, basic operations).
+    Nanos,
+    /// Bandwidth in MB/s, MB = 10^6 bytes.
+    MBps,
+    /// A clock rate in MHz.
+    Mhz,
+    /// A plain count or ratio (tlb pages, cache line bytes, mem par).
+    Count,
+}
+
+impl Unit {
+    /// Short unit label for listings and headers.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::Micros => "us",
+            Unit::Nanos => "ns",
+            Unit::MBps => "MB/s",
+            Unit::Mhz => "MHz",
+            Unit::Count => "count",
+        }
+    }
+
+    /// Converts Criterion's nanoseconds per iteration into this unit.
+    /// `bytes_per_iter` is needed for bandwidths only.
+    pub fn from_ns_per_iter(self, ns: f64, bytes_per_iter: Option<f64>) -> Option<f64> {
+        match self {
+            Unit::Micros => Some(ns / 1e3),
+            Unit::Nanos => Some(ns),
+            // bytes per ns is GB/s (10^9); times 1000 is MB/s (10^6).
+            Unit::MBps => bytes_per_iter.filter(|_| ns > 0.0).map(|b| b / ns * 1e3),
+            // A metric whose "iteration" is itself the figure (e.g. a count
+            // computed by the bench): reported as is.
+            Unit::Mhz | Unit::Count => Some(ns),
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Which statistic of the samples is the headline figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headline {
+    /// lmbench's default: the median of the intervals.
+    Median,
+    /// lmbench's exceptions (memory latency, par_ops): the minimum.
+    Min,
+}
+
+/// One measured quantity: a Criterion benchmark `group/function[/parameter]`.
+#[derive(Debug, PartialEq)]
+pub struct Metric {
+    /// Criterion id: segments of `[a-z0-9_]+`, joined by `/`.
+    pub id: &'static str,
+    pub unit: Unit,
+    pub headline: Headline,
+    /// One sentence: what a single timed iteration contains.
+    pub timed: &'static str,
+}
+
+impl Metric {
+    /// A latency metric reported as the median, the common case.
+    pub const fn median(id: &'static str, unit: Unit, timed: &'static str) -> Metric {
+        Metric {
+            id,
+            unit,
+            headline: Headline::Median,
+            timed,
+        }
+    }
+
+    /// The lmbench program (Criterion group) this metric belongs to.
+    pub fn program(&self) -> &'static str {
+        self.id.split('/').next().unwrap_or(self.id)
+    }
+
+    /// The id without its group: Criterion's function id, and the parameter
+    /// if there is one.
+    pub fn function_and_parameter(&self) -> (&'static str, Option<&'static str>) {
+        let mut parts = self.id.splitn(3, '/');
+        let _group = parts.next();
+        let function = parts.next().unwrap_or("");
+        (function, parts.next())
+    }
+
+    /// Looks a metric up by its id.
+    pub fn by_id(id: &str) -> Option<&'static Metric> {
+        all_metrics().find(|m| m.id == id)
+    }
+}
+
+/// An lmbench program: one bench file, one Criterion group.
+#[derive(Debug)]
+pub struct Program {
+    pub name: &'static str,
+    /// What the program measures, for `lmbench list`.
+    pub about: &'static str,
+    pub metrics: &'static [&'static Metric],
+}
+
+/// Every program of the suite, in the order `lmbench run` runs them.
+pub static PROGRAMS: &[&Program] = &[&lat_syscall::PROGRAM, &lat_sig::PROGRAM, &lat_proc::PROGRAM];
+
+/// Every metric of every program.
+pub fn all_metrics() -> impl Iterator<Item = &'static Metric> {
+    PROGRAMS.iter().flat_map(|p| p.metrics.iter().copied())
+}
+
+/// What a table column needs from a run: metric figures and machine facts.
+pub trait Lookup {
+    /// The metric's headline figure in its own unit, if the run has it.
+    fn value(&self, metric: &Metric) -> Option<f64>;
+    /// A machine fact by key (see `machine::Facts::get`), if recorded.
+    fn fact(&self, key: &str) -> Option<String>;
+}
+
+/// How a summary column gets its number.
+#[derive(Clone, Copy)]
+pub enum Source {
+    /// One metric's headline figure.
+    Metric(&'static Metric),
+    /// The mean of several metrics (lmbench's "null I/O" = mean of read, write).
+    Mean(&'static [&'static Metric]),
+    /// A minus B (e.g. signal handling minus the cost of the `kill` itself).
+    Minus(&'static Metric, &'static Metric),
+    /// Anything else: computed from the run.
+    Derived(fn(&dyn Lookup) -> Option<f64>),
+    /// The bench for this column has not been written yet: always `-`.
+    Pending,
+}
+
+impl Source {
+    /// Evaluates the column for one run.
+    pub fn eval(&self, run: &dyn Lookup) -> Option<f64> {
+        match *self {
+            Source::Metric(m) => run.value(m),
+            Source::Mean(ms) => {
+                let vals: Option<Vec<f64>> = ms.iter().map(|m| run.value(m)).collect();
+                let vals = vals?;
+                (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+            }
+            Source::Minus(a, b) => Some(run.value(a)? - run.value(b)?),
+            Source::Derived(f) => f(run),
+            Source::Pending => None,
+        }
+    }
+
+    /// The metrics this column reads (for listings and completeness tests).
+    pub fn metrics(&self) -> Vec<&'static Metric> {
+        match *self {
+            Source::Metric(m) => vec![m],
+            Source::Mean(ms) => ms.to_vec(),
+            Source::Minus(a, b) => vec![a, b],
+            Source::Derived(_) | Source::Pending => vec![],
+        }
+    }
+}
+
+/// One column of a summary table.
+#[derive(Clone, Copy)]
+pub struct Column {
+    /// Two header lines, as lmbench prints them ("null" / "call").
+    pub header: [&'static str; 2],
+    /// Field width in characters.
+    pub width: usize,
+    pub source: Source,
+}
+
+impl Column {
+    pub const fn new(
+        top: &'static str,
+        bottom: &'static str,
+        width: usize,
+        source: Source,
+    ) -> Self {
+        Column {
+            header: [top, bottom],
+            width,
+            source,
+        }
+    }
+}
+
+/// One lmbench summary table. Every row starts with Host and OS.
+pub struct Table {
+    /// Stable key for `--table` filters and file names.
+    pub key: &'static str,
+    /// lmbench's title line.
+    pub title: &'static str,
+    /// The unit of the figures, for exports.
+    pub unit: Unit,
+    pub columns: &'static [Column],
+}
+
+pub use tables::TABLES;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_follow_the_grammar() {
+        for m in all_metrics() {
+            let segs: Vec<&str> = m.id.split('/').collect();
+            assert!(
+                (2..=3).contains(&segs.len()),
+                "{}: want group/function[/parameter]",
+                m.id
+            );
+            for s in segs {
+                assert!(
+                    !s.is_empty() && s.len() < 64,
+                    "{}: bad segment length",
+                    m.id
+                );
+                assert!(
+                    s.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                    "{}: segment {s:?} must match [a-z0-9_]+",
+                    m.id
+                );
+            }
+            assert!(!m.timed.is_empty(), "{}: describe the timed region", m.id);
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_belong_to_their_program() {
+        let mut seen = HashSet::new();
+        for p in PROGRAMS {
+            for m in p.metrics {
+                assert!(seen.insert(m.id), "duplicate id {}", m.id);
+                assert_eq!(m.program(), p.name, "{} is listed under {}", m.id, p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_column_reads_registered_metrics() {
+        let ids: HashSet<&str> = all_metrics().map(|m| m.id).collect();
+        for t in TABLES {
+            for c in t.columns {
+                for m in c.source.metrics() {
+                    assert!(
+                        ids.contains(m.id),
+                        "{}: column {:?} reads unregistered {}",
+                        t.key,
+                        c.header,
+                        m.id
+                    );
+                }
+                assert!(
+                    c.width >= c.header[1].len(),
+                    "{}: header wider than column {:?}",
+                    t.key,
+                    c.header
+                );
+            }
+            // A top header may span into the next column if that one's top is empty.
+            for (i, c) in t.columns.iter().enumerate() {
+                let room = match t.columns.get(i + 1) {
+                    Some(next) if next.header[0].is_empty() => c.width + 1 + next.width,
+                    _ => c.width,
+                };
+                assert!(
+                    c.header[0].len() <= room,
+                    "{}: header {:?} wider than its room",
+                    t.key,
+                    c.header
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn function_and_parameter_split() {
+        let m = Metric::median("lat_fs/create/10k", Unit::Micros, "x");
+        assert_eq!(m.function_and_parameter(), ("create", Some("10k")));
+        assert_eq!(m.program(), "lat_fs");
+        let m = Metric::median("lat_syscall/null", Unit::Micros, "x");
+        assert_eq!(m.function_and_parameter(), ("null", None));
+    }
+
+    #[test]
+    fn sources_evaluate() {
+        struct Run;
+        impl Lookup for Run {
+            fn value(&self, m: &Metric) -> Option<f64> {
+                match m.id {
+                    "a/x" => Some(1.0),
+                    "a/y" => Some(3.0),
+                    _ => None,
+                }
+            }
+            fn fact(&self, _: &str) -> Option<String> {
+                None
+            }
+        }
+        static X: Metric = Metric::median("a/x", Unit::Micros, "x");
+        static Y: Metric = Metric::median("a/y", Unit::Micros, "y");
+        static Z: Metric = Metric::median("a/z", Unit::Micros, "z");
+        static XY: [&Metric; 2] = [&X, &Y];
+        static XZ: [&Metric; 2] = [&X, &Z];
+        assert_eq!(Source::Mean(&XY).eval(&Run), Some(2.0));
+        assert_eq!(Source::Minus(&Y, &X).eval(&Run), Some(2.0));
+        assert_eq!(Source::Mean(&XZ).eval(&Run), None);
+        assert_eq!(Source::Pending.eval(&Run), None);
+    }
+
+    #[test]
+    fn bandwidth_uses_decimal_megabytes() {
+        // 10^6 bytes in 10^6 ns (1 ms) is 1000 MB/s.
+        assert_eq!(Unit::MBps.from_ns_per_iter(1e6, Some(1e6)), Some(1000.0));
+        assert_eq!(Unit::MBps.from_ns_per_iter(1e6, None), None);
+        assert_eq!(Unit::Micros.from_ns_per_iter(1500.0, None), Some(1.5));
+    }
+}

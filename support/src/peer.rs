@@ -1,0 +1,146 @@
+//! The helper program's side (`lmbench-peer MODE`): small, fresh,
+//! single-threaded processes that benches start for anything needing a
+//! second process or a fork from a small address space.
+//!
+//! Protocol: requests are lines on stdin, replies `ok PAYLOAD` or
+//! `err MESSAGE` lines on stdout (see [`crate::proc::Peer`]). A peer exits
+//! when its stdin closes, and (Linux) when its parent dies.
+
+use std::ffi::CString;
+use std::io::{self, BufRead, Write};
+
+use crate::sys;
+
+/// Entry point of `lmbench-peer`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let mode = args.first().map(String::as_str).unwrap_or("");
+    let result = match mode {
+        "proc" => serve(proc_request),
+        _ => Err(io::Error::other(format!(
+            "unknown mode {mode:?}; modes: proc"
+        ))),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("lmbench-peer {mode}: {e}");
+            1
+        }
+    }
+}
+
+/// Answers request lines until stdin closes.
+fn serve(mut handle: impl FnMut(&[&str]) -> io::Result<String>) -> io::Result<()> {
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        match handle(&words) {
+            Ok(payload) => writeln!(out, "ok {payload}")?,
+            Err(e) => writeln!(out, "err {e}")?,
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// `fork N` | `exec N PATH` | `shell N PATH` | `ping`: runs N process
+/// creations back to back and replies with the total nanoseconds.
+///
+/// Why here and not in the bench: fork's cost grows with the parent's
+/// address space and thread count; the Criterion process is large and
+/// multi-threaded. lmbench forks from its small benchmark process, so we
+/// fork from this small one and report the time back.
+fn proc_request(words: &[&str]) -> io::Result<String> {
+    let bad = || io::Error::other(format!("bad request {words:?}"));
+    match words {
+        ["ping"] => Ok("pong".into()),
+        [op, n, rest @ ..] => {
+            let n: u64 = n.parse().map_err(|_| bad())?;
+            let spawn = match (*op, rest) {
+                ("fork", []) => Spawn::Exit,
+                ("exec", [path]) => Spawn::Exec(vec![cstr(path)?]),
+                ("shell", [path]) => Spawn::Exec(vec![
+                    cstr("/bin/sh")?,
+                    cstr("sh")?,
+                    cstr("-c")?,
+                    cstr(path)?,
+                ]),
+                _ => return Err(bad()),
+            };
+            // /dev/null for the child's stdout: our stdout is the pipe to
+            // the bench and must carry only replies (lmbench closes it).
+            let devnull = sys::open(c"/dev/null", libc::O_WRONLY | libc::O_CLOEXEC)?;
+            let result = time_spawns(n, &spawn, devnull);
+            sys::close(devnull)?;
+            result.map(|ns| ns.to_string())
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn cstr(s: &str) -> io::Result<CString> {
+    CString::new(s).map_err(|_| io::Error::other(format!("NUL in {s:?}")))
+}
+
+enum Spawn {
+    /// The child calls _exit(0) at once.
+    Exit,
+    /// The child execs argv (argv[0] is the path; for the shell, path then argv).
+    Exec(Vec<CString>),
+}
+
+fn time_spawns(n: u64, spawn: &Spawn, devnull: libc::c_int) -> io::Result<u64> {
+    // argv arrays are built before timing: the child may only make
+    // async-signal-safe calls, and building them is not the measured work.
+    let (path, argv): (*const libc::c_char, Vec<*const libc::c_char>) = match spawn {
+        Spawn::Exit => (std::ptr::null(), vec![]),
+        Spawn::Exec(args) if args.len() == 1 => {
+            (args[0].as_ptr(), vec![args[0].as_ptr(), std::ptr::null()])
+        }
+        Spawn::Exec(args) => (
+            args[0].as_ptr(),
+            args[1..]
+                .iter()
+                .map(|a| a.as_ptr())
+                .chain([std::ptr::null()])
+                .collect(),
+        ),
+    };
+    let start = sys::now_ns();
+    for _ in 0..n {
+        // SAFETY: this process is single-threaded, so the child may run any
+        // code; it still makes only async-signal-safe calls (dup2, execv, _exit).
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: in the child; path and argv are valid NUL-terminated
+            // strings built before the fork.
+            unsafe {
+                if !path.is_null() {
+                    libc::dup2(devnull, 1);
+                    libc::execv(path, argv.as_ptr());
+                    libc::_exit(127);
+                }
+                libc::_exit(0);
+            }
+        }
+        let mut status = 0;
+        // SAFETY: waiting for our own child; status is a valid int.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+            return Err(io::Error::other(format!(
+                "child {pid} failed (wait status {status:#x})"
+            )));
+        }
+    }
+    Ok(sys::now_ns() - start)
+}

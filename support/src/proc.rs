@@ -1,0 +1,236 @@
+//! Child processes as guards. Every child a bench starts is killed and
+//! reaped when its guard drops (also during a panic's unwinding), and on
+//! Linux it gets PR_SET_PDEATHSIG so it dies with a bench that is killed
+//! outright. Nothing a bench starts outlives it.
+
+use std::io::{self, Write};
+use std::os::fd::AsRawFd;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a peer may take to answer one request before the bench fails.
+/// Generous: a request may run a whole timed interval (seconds) first.
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Arranges for the child of `cmd` to be killed when this process dies.
+pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs between fork and exec and makes only
+        // prctl(2), an async-signal-safe system call.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd
+}
+
+/// A child process killed (SIGKILL) and reaped on drop.
+#[derive(Debug)]
+pub struct ChildGuard {
+    child: Child,
+}
+
+impl ChildGuard {
+    /// Spawns `cmd` so that it dies with us and is reaped by the guard.
+    pub fn spawn(cmd: &mut Command) -> io::Result<ChildGuard> {
+        let child = die_with_parent(cmd).spawn()?;
+        Ok(ChildGuard { child })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Waits up to `timeout` for the child to exit by itself; kills it if it
+    /// does not. Returns its status either way.
+    pub fn wait_timeout(&mut self, timeout: Duration) -> io::Result<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Ok(status);
+            }
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                return self.child.wait();
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        // Already exited children make kill fail harmlessly; wait reaps.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A helper process (`lmbench-peer MODE ...`) spoken to in lines over its
+/// stdin and stdout: each request is one line, each reply `ok PAYLOAD` or
+/// `err MESSAGE`.
+#[derive(Debug)]
+pub struct Peer {
+    // Field order: the pipes close before the guard kills and reaps.
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    pending: Vec<u8>,
+    guard: ChildGuard,
+}
+
+impl Peer {
+    /// Starts `program args...` with piped stdin/stdout (stderr inherited, so
+    /// a peer's complaint reaches the terminal).
+    pub fn spawn(program: &str, args: &[&str]) -> io::Result<Peer> {
+        let mut cmd = Command::new(program);
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut guard = ChildGuard::spawn(&mut cmd)
+            .map_err(|e| io::Error::new(e.kind(), format!("starting {program}: {e}")))?;
+        let child = guard.child_mut();
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = child.stdout.take().expect("stdout was piped");
+        Ok(Peer {
+            stdin,
+            stdout,
+            pending: Vec::new(),
+            guard,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.id()
+    }
+
+    /// Sends one request line and returns the payload of the `ok` reply.
+    /// A dead, silent (past `timeout`) or complaining peer is an error.
+    pub fn call(&mut self, request: &str, timeout: Duration) -> io::Result<String> {
+        writeln!(self.stdin, "{request}")?;
+        self.stdin.flush()?;
+        let line = self.read_line(timeout)?;
+        if let Some(payload) = line.strip_prefix("ok") {
+            Ok(payload.trim().to_string())
+        } else if let Some(msg) = line.strip_prefix("err") {
+            Err(io::Error::other(format!("peer: {}", msg.trim())))
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("peer replied {line:?} to {request:?}"),
+            ))
+        }
+    }
+
+    /// Like [`call`](Self::call), parsing the payload as an integer.
+    pub fn call_u64(&mut self, request: &str, timeout: Duration) -> io::Result<u64> {
+        let payload = self.call(request, timeout)?;
+        payload.parse().map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("peer replied {payload:?} to {request:?}, want a number"),
+            )
+        })
+    }
+
+    fn read_line(&mut self, timeout: Duration) -> io::Result<String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=pos).collect();
+                return Ok(String::from_utf8_lossy(&line[..pos]).into_owned());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !wait_readable(self.stdout.as_raw_fd(), left)? {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("peer {} did not answer within {timeout:?}", self.pid()),
+                ));
+            }
+            let mut buf = [0u8; 256];
+            let n = crate::sys::read(self.stdout.as_raw_fd(), &mut buf)?;
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("peer {} exited", self.pid()),
+                ));
+            }
+            self.pending.extend_from_slice(&buf[..n]);
+        }
+    }
+}
+
+/// poll(2) for readability; false on timeout. EINTR is retried.
+pub fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    loop {
+        // SAFETY: pfd is one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r >= 0 {
+            return Ok(r > 0);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// True if a process with this pid exists (and is not yet reaped).
+pub fn alive(pid: u32) -> bool {
+    crate::sys::kill(pid as libc::pid_t, 0).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_kills_and_reaps() {
+        let guard = ChildGuard::spawn(Command::new("sleep").arg("30")).unwrap();
+        let pid = guard.id();
+        assert!(alive(pid));
+        drop(guard);
+        assert!(!alive(pid), "child {pid} survived its guard");
+    }
+
+    #[test]
+    fn silent_peer_times_out() {
+        // `cat` echoes, but never says "ok": use `sleep` as a peer that never answers.
+        let mut peer = Peer::spawn("sleep", &["30"]).unwrap();
+        let err = peer.call("hello", Duration::from_millis(100)).unwrap_err();
+        assert!(err.kind() == io::ErrorKind::TimedOut || err.kind() == io::ErrorKind::BrokenPipe);
+    }
+
+    #[test]
+    fn dead_peer_is_an_error() {
+        let mut peer = Peer::spawn("true", &[]).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(peer.call("hello", Duration::from_secs(5)).is_err());
+    }
+
+    #[test]
+    fn replies_are_parsed() {
+        let mut peer = Peer::spawn(
+            "sh",
+            &["-c", "read x; echo ok 42; read y; echo err no such mode"],
+        )
+        .unwrap();
+        assert_eq!(peer.call_u64("a", Duration::from_secs(5)).unwrap(), 42);
+        let err = peer.call("b", Duration::from_secs(5)).unwrap_err();
+        assert!(err.to_string().contains("no such mode"));
+    }
+}

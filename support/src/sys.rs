@@ -1,0 +1,148 @@
+//! Thin, safe wrappers over raw system calls: `-1`/errno becomes
+//! `io::Error`. Each is `#[inline]` so a timed loop costs the syscall and a
+//! compare, nothing more.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::RawFd;
+
+#[inline]
+fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// `getppid` as a raw system call. glibc has never cached getppid, but other
+/// libcs may: lmbench's "null call" must enter the kernel every time.
+#[inline]
+pub fn getppid_raw() -> io::Result<libc::pid_t> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    // SAFETY: SYS_getppid takes no arguments and touches no memory.
+    let ret = unsafe { libc::syscall(libc::SYS_getppid) };
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    // SAFETY: getppid takes no arguments; the BSDs and macOS do not cache it.
+    let ret = unsafe { libc::getppid() } as libc::c_long;
+    check(ret).map(|r| r as libc::pid_t)
+}
+
+/// `read(2)` into `buf`; returns the byte count.
+#[inline]
+pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: buf is valid for writes of buf.len() bytes.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    check(n as libc::c_long).map(|n| n as usize)
+}
+
+/// `write(2)` of `buf`; returns the byte count.
+#[inline]
+pub fn write(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: buf is valid for reads of buf.len() bytes.
+    let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+    check(n as libc::c_long).map(|n| n as usize)
+}
+
+/// `stat(2)` of a path, result discarded (the cost is the point).
+#[inline]
+pub fn stat(path: &CStr) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: path is NUL-terminated; st is valid for one struct stat.
+    let r = unsafe { libc::stat(path.as_ptr(), st.as_mut_ptr()) };
+    check(r as libc::c_long).map(drop)
+}
+
+/// `fstat(2)` of an fd, result discarded.
+#[inline]
+pub fn fstat(fd: RawFd) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: st is valid for one struct stat.
+    let r = unsafe { libc::fstat(fd, st.as_mut_ptr()) };
+    check(r as libc::c_long).map(drop)
+}
+
+/// `open(2)` with flags; the caller owns (and must close) the fd.
+#[inline]
+pub fn open(path: &CStr, flags: libc::c_int) -> io::Result<RawFd> {
+    // SAFETY: path is NUL-terminated; mode is ignored without O_CREAT.
+    let fd = unsafe { libc::open(path.as_ptr(), flags, 0o644 as libc::c_uint) };
+    check(fd as libc::c_long).map(|fd| fd as RawFd)
+}
+
+/// `close(2)`.
+#[inline]
+pub fn close(fd: RawFd) -> io::Result<()> {
+    // SAFETY: closing an fd the caller owns; no memory is touched.
+    let r = unsafe { libc::close(fd) };
+    check(r as libc::c_long).map(drop)
+}
+
+/// `kill(2)`.
+#[inline]
+pub fn kill(pid: libc::pid_t, sig: libc::c_int) -> io::Result<()> {
+    // SAFETY: kill touches no memory.
+    let r = unsafe { libc::kill(pid, sig) };
+    check(r as libc::c_long).map(drop)
+}
+
+/// Installs `handler` for `sig` with `sigaction(2)`, SA_RESTART, empty mask.
+#[inline]
+pub fn sigaction(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) -> io::Result<()> {
+    // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value; the
+    // handler is an extern "C" fn with the signature sa_handler expects.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = handler as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        let r = libc::sigaction(sig, &sa, std::ptr::null_mut());
+        check(r as libc::c_long).map(drop)
+    }
+}
+
+/// Restores the default disposition of `sig`.
+pub fn signal_default(sig: libc::c_int) -> io::Result<()> {
+    // SAFETY: SIG_DFL is always a valid disposition.
+    let r = unsafe { libc::signal(sig, libc::SIG_DFL) };
+    if r == libc::SIG_ERR {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// The own process id.
+pub fn getpid() -> libc::pid_t {
+    // SAFETY: getpid cannot fail.
+    unsafe { libc::getpid() }
+}
+
+/// Monotonic nanoseconds (CLOCK_MONOTONIC), for peers that time themselves.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_getppid_matches_libc() {
+        // SAFETY: getppid cannot fail.
+        assert_eq!(getppid_raw().unwrap(), unsafe { libc::getppid() });
+    }
+
+    #[test]
+    fn errors_carry_errno() {
+        let err = stat(c"/nonexistent/lmbench").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert!(read(-1, &mut [0u8; 1]).is_err());
+    }
+}
