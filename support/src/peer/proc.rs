@@ -1,52 +1,9 @@
-//! The helper program's side (`lmbench-peer MODE`): small, fresh,
-//! single-threaded processes that benches start for anything needing a
-//! second process or a fork from a small address space.
-//!
-//! Protocol: requests are lines on stdin, replies `ok PAYLOAD` or
-//! `err MESSAGE` lines on stdout (see [`crate::proc::Peer`]). A peer exits
-//! when its stdin closes, and (Linux) when its parent dies.
+//! `lmbench-peer proc`: process creation timed from a small process.
 
 use std::ffi::CString;
-use std::io::{self, BufRead, Write};
+use std::io;
 
 use crate::sys;
-
-/// Entry point of `lmbench-peer`; returns the exit code.
-pub fn main(args: &[String]) -> i32 {
-    let mode = args.first().map(String::as_str).unwrap_or("");
-    let result = match mode {
-        "proc" => serve(proc_request),
-        _ => Err(io::Error::other(format!(
-            "unknown mode {mode:?}; modes: proc"
-        ))),
-    };
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("lmbench-peer {mode}: {e}");
-            1
-        }
-    }
-}
-
-/// Answers request lines until stdin closes.
-fn serve(mut handle: impl FnMut(&[&str]) -> io::Result<String>) -> io::Result<()> {
-    let stdin = io::stdin();
-    let mut out = io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line?;
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.is_empty() {
-            continue;
-        }
-        match handle(&words) {
-            Ok(payload) => writeln!(out, "ok {payload}")?,
-            Err(e) => writeln!(out, "err {e}")?,
-        }
-        out.flush()?;
-    }
-    Ok(())
-}
 
 /// `fork N` | `exec N PATH` | `shell N PATH` | `ping`: runs N process
 /// creations back to back and replies with the total nanoseconds.
@@ -55,7 +12,7 @@ fn serve(mut handle: impl FnMut(&[&str]) -> io::Result<String>) -> io::Result<()
 /// address space and thread count; the Criterion process is large and
 /// multi-threaded. lmbench forks from its small benchmark process, so we
 /// fork from this small one and report the time back.
-fn proc_request(words: &[&str]) -> io::Result<String> {
+pub fn request(words: &[&str]) -> io::Result<String> {
     let bad = || io::Error::other(format!("bad request {words:?}"));
     match words {
         ["ping"] => Ok("pong".into()),

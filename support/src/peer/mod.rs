@@ -1,0 +1,56 @@
+//! The helper program's side (`lmbench-peer MODE`): small, fresh,
+//! single-threaded processes that benches start for anything needing a
+//! second process or a fork from a small address space. One file per mode.
+//!
+//! Protocol: requests are lines on stdin, replies `ok PAYLOAD` or
+//! `err MESSAGE` lines on stdout (see [`crate::proc::Peer`]). A peer exits
+//! when its stdin closes, and (Linux) when its parent dies.
+
+use std::io::{self, BufRead, Write};
+
+pub mod proc;
+
+/// Every mode: its name and its entry point (given the arguments after
+/// the mode name).
+static MODES: &[(&str, fn(&[String]) -> io::Result<()>)] = &[("proc", |_| serve(proc::request))];
+
+/// Entry point of `lmbench-peer`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let mode = args.first().map(String::as_str).unwrap_or("");
+    let result = match MODES.iter().find(|(name, _)| *name == mode) {
+        Some((_, run)) => run(&args[1..]),
+        None => {
+            let names: Vec<&str> = MODES.iter().map(|(n, _)| *n).collect();
+            Err(io::Error::other(format!(
+                "unknown mode {mode:?}; modes: {}",
+                names.join(", ")
+            )))
+        }
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("lmbench-peer {mode}: {e}");
+            1
+        }
+    }
+}
+
+/// Answers request lines until stdin closes.
+pub fn serve(mut handle: impl FnMut(&[&str]) -> io::Result<String>) -> io::Result<()> {
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        match handle(&words) {
+            Ok(payload) => writeln!(out, "ok {payload}")?,
+            Err(e) => writeln!(out, "err {e}")?,
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
