@@ -12,7 +12,10 @@ pub mod proc;
 
 /// Every mode: its name and its entry point (given the arguments after
 /// the mode name).
-static MODES: &[(&str, fn(&[String]) -> io::Result<()>)] = &[("proc", |_| serve(proc::request))];
+/// A mode's entry point, given the arguments after the mode name.
+type ModeMain = fn(&[String]) -> io::Result<()>;
+
+static MODES: &[(&str, ModeMain)] = &[("proc", |_| serve(proc::request))];
 
 /// Entry point of `lmbench-peer`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
