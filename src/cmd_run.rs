@@ -28,8 +28,17 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
     let Some(f) = filter else {
         return Ok(PROGRAMS.to_vec());
     };
-    let re = Regex::new(f)
-        .with_context(|| format!("bad FILTER {f:?} (a regular expression over metric ids)"))?;
+    // regex's own message spans lines (pattern, caret, reason): keep the reason.
+    let re = Regex::new(f).map_err(|e| {
+        let why = e.to_string();
+        let why = why
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        anyhow::anyhow!("bad FILTER {f:?} ({why}); it is a regular expression over metric ids")
+    })?;
     let chosen: Vec<_> = PROGRAMS
         .iter()
         .copied()

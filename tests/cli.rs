@@ -1,0 +1,103 @@
+//! The CLI end to end on fixture Criterion trees: the Processes table
+//! renders exactly, and bad input ends in one clear line and a non-zero exit.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn summary_renders_the_processes_table() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    for (id, ns) in [
+        ("lat_syscall/null", 81.2),
+        ("lat_syscall/read", 200.0),
+        ("lat_syscall/write", 300.0),
+        ("lat_syscall/stat", 586.4),
+        ("lat_syscall/open", 1070.0),
+        ("lat_sig/install", 228.5),
+        ("lat_sig/catch", 1963.2),
+        ("lat_sig/kill", 237.7),
+        ("lat_proc/fork", 158_420.0),
+        ("lat_proc/exec", 961_880.0),
+        ("lat_proc/shell", 2_126_100.0),
+    ] {
+        write_benchmark(h, id, ns, None);
+    }
+    let out = lmbench(h, &["summary"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| *l == "Processor, Processes - times in microseconds - smaller is better")
+        .expect("title line");
+    assert_eq!(
+        lines[title + 2],
+        "Host                 OS Mhz  null null stat open slct sig  sig  fork exec sh"
+    );
+    assert_eq!(
+        lines[title + 3],
+        "                             call I/O       clos TCP  inst hndl proc proc proc"
+    );
+    assert_eq!(
+        lines[title + 4],
+        "--------- ------------- ---- ---- ---- ---- ---- ---- ---- ---- ---- ---- ----"
+    );
+    // Host, OS and Mhz are this machine's; the figures are the fixture's:
+    // null I/O is the mean of read and write, sig hndl is catch minus kill,
+    // slct TCP has no bench in this fixture and prints `-`.
+    let row = lines[title + 5];
+    assert_eq!(
+        &row[29..],
+        "0.08 0.25 0.59 1.07    - 0.23 1.73  158  962 2126"
+    );
+}
+
+#[test]
+fn missing_results_is_one_clear_line() {
+    let o = lmbench(
+        std::path::Path::new("/nonexistent/lmbench-criterion"),
+        &["summary"],
+    );
+    assert_one_line_error(&o, "no Criterion results at /nonexistent/lmbench-criterion");
+}
+
+#[test]
+fn corrupt_json_names_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    write_benchmark(home.path(), "lat_syscall/null", 80.0, None);
+    let est = home.path().join("lat_syscall/null/new/estimates.json");
+    std::fs::write(&est, "{\"mean\": ").unwrap();
+    let o = lmbench(home.path(), &["summary"]);
+    assert_one_line_error(&o, "estimates.json is not valid Criterion output");
+}
+
+#[test]
+fn unknown_filter_is_refused_before_building() {
+    let home = tempfile::tempdir().unwrap();
+    let o = lmbench(home.path(), &["run", "--quick", "no_such_metric_anywhere"]);
+    assert_one_line_error(&o, "matches no metric");
+    let o = lmbench(home.path(), &["run", "lat_(("]);
+    assert_one_line_error(&o, "bad FILTER \"lat_((\" (unclosed group)");
+}
+
+#[test]
+fn bad_flag_is_an_error() {
+    let home = tempfile::tempdir().unwrap();
+    let o = lmbench(home.path(), &["summary", "--no-such-flag"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--no-such-flag"));
+}
+
+#[test]
+fn list_names_every_metric() {
+    let home = tempfile::tempdir().unwrap();
+    let o = lmbench(home.path(), &["list"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    for m in lmbench_support::catalog::all_metrics() {
+        assert!(text.contains(m.id), "{} missing from list", m.id);
+    }
+    assert!(text.contains("processes: null call"));
+}
