@@ -8,13 +8,17 @@ use std::fmt::Display;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, PlottingBackend, SamplingMode, Throughput,
+};
 
 use crate::catalog::{Metric, Program};
 
 /// The Criterion configuration every bench file uses.
 pub fn config() -> Criterion {
-    Criterion::default()
+    // Plotters is pure Rust and always there; choosing it also silences
+    // Criterion's "Gnuplot not found" line in every bench process.
+    Criterion::default().plotting_backend(PlottingBackend::Plotters)
 }
 
 /// How a group samples, by the cost of one operation.
