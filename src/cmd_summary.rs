@@ -69,6 +69,15 @@ fn column_names(t: &Table) -> Vec<String> {
     names
 }
 
+/// A column's unit: its metrics', else the table's (the clock is MHz).
+fn column_unit(t: &Table, c: &Column) -> &'static str {
+    match c.source.metrics().first() {
+        Some(m) => m.unit.label(),
+        None if c.header[0] == "Mhz" => "MHz",
+        None => t.unit.label(),
+    }
+}
+
 fn cells(t: &Table, run: &Run) -> Vec<Option<f64>> {
     t.columns.iter().map(|c| c.source.eval(run)).collect()
 }
@@ -118,11 +127,11 @@ fn csv(runs: &[Run]) -> Result<String> {
     for t in tables_with_data(runs)? {
         let names = column_names(t);
         for r in runs {
-            for (name, v) in names.iter().zip(cells(t, r)) {
+            for ((name, v), c) in names.iter().zip(cells(t, r)).zip(t.columns) {
                 let fields = [
                     t.key.to_string(),
                     name.clone(),
-                    t.unit.label().to_string(),
+                    column_unit(t, c).to_string(),
                     r.host(),
                     r.machine_name(),
                     r.label().unwrap_or("").to_string(),
@@ -160,7 +169,8 @@ fn json_out(runs: &[Run]) -> Result<String> {
                 .map(|(i, name)| {
                     let values: Vec<Option<f64>> =
                         runs.iter().map(|r| t.columns[i].source.eval(r)).collect();
-                    json!({ "name": name, "values": values })
+                    let unit = column_unit(t, &t.columns[i]);
+                    json!({ "name": name, "unit": unit, "values": values })
                 })
                 .collect();
             json!({ "key": t.key, "title": t.title, "unit": t.unit.label(), "columns": columns })

@@ -109,9 +109,57 @@ pub fn live() -> Result<Run> {
     })
 }
 
-/// Resolves several run names, in order.
+/// Resolves several run names, in order. A directory that holds saved
+/// runs one or two levels down (`results/`, `results/vm`) stands for all
+/// of them, sorted.
 pub fn resolve_all(specs: &[String]) -> Result<Vec<Run>> {
-    specs.iter().map(|s| resolve(s)).collect()
+    let mut out = Vec::new();
+    for spec in specs {
+        let p = Path::new(spec);
+        if p.is_dir() && !p.join("run.json").is_file() {
+            let dirs = run_dirs_under(p)?;
+            if !dirs.is_empty() {
+                for d in dirs {
+                    out.push(load(&d)?);
+                }
+                continue;
+            }
+        }
+        out.push(resolve(spec)?);
+    }
+    Ok(out)
+}
+
+/// Directories with a run.json at `dir/*` or `dir/*/*`.
+fn run_dirs_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let subdirs = |d: &Path| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = fs::read_dir(d)
+            .with_context(|| format!("cannot read results directory {}", d.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_dir()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut out = Vec::new();
+    for d in subdirs(dir)? {
+        if d.join("run.json").is_file() {
+            out.push(d);
+        } else {
+            out.extend(
+                subdirs(&d)?
+                    .into_iter()
+                    .filter(|e| e.join("run.json").is_file()),
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// Resolves a run name (see the module doc) to its run.

@@ -40,6 +40,10 @@ fn saved_runs_are_rows_of_the_summary() {
     assert!(rows.iter().any(|l| l.starts_with("vm/a1")), "{text}");
     assert!(rows.iter().any(|l| l.starts_with("vm/a2")), "{text}");
 
+    // A directory of saved runs stands for all of them.
+    let all = env.lmbench(&["summary", env.results().join("vm").to_str().unwrap()]);
+    assert_eq!(stdout(&all), text);
+
     let csv = stdout(&env.lmbench(&["summary", "vm/a1", "a2", "--format", "csv"]));
     assert!(csv.starts_with("table,column,unit,run,machine,label,os,value\n"));
     assert!(csv.lines().any(|l| l.contains(",vm/a1,vm,a1,")), "{csv}");
