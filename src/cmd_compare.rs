@@ -272,3 +272,86 @@ pub fn run(opts: Options) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{Meta, MetricStats, Origin};
+    use lmbench_support::catalog::all_metrics;
+    use lmbench_support::machine::Facts;
+
+    /// A run of the first catalog metric: `reps` runs of 5 samples each at
+    /// the given means, each sample within ±0.1% of its run's mean.
+    fn run(reps: &[f64]) -> Run {
+        let (mut iters, mut times) = (Vec::new(), Vec::new());
+        for &m in reps {
+            for i in 0..5 {
+                iters.push(100.0);
+                times.push(100.0 * m * (1.0 + 0.001 * (i as f64 - 2.0)));
+            }
+        }
+        let s = MetricStats {
+            median_ns: crate::stats::median(&times) / 100.0,
+            mean_ns: 0.0,
+            mean_ci_ns: (0.0, 0.0),
+            min_ns: 0.0,
+            mad_ns: 0.0,
+            std_dev_ns: 0.0,
+            iters,
+            times_ns: times,
+            bytes_per_iter: None,
+            rep_sizes: if reps.len() > 1 {
+                vec![5; reps.len()]
+            } else {
+                vec![]
+            },
+        };
+        let id = all_metrics().next().unwrap().id.to_string();
+        Run {
+            machine: Facts::default(),
+            metrics: [(id, s)].into_iter().collect(),
+            origin: Origin::Live,
+            meta: Meta {
+                suite_version: "0".into(),
+                commit: None,
+                criterion_version: None,
+                date: "d".into(),
+                runs_pooled: reps.len() as u32,
+            },
+        }
+    }
+
+    #[test]
+    fn pooled_runs_are_tested_on_run_means() {
+        // A/A with run-to-run noise of a few percent: the samples of one run
+        // each differ "significantly", the per-run means do not.
+        let rows = compare(&run(&[100.0]), &run(&[104.0]), 1.0, None);
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+        assert!(!rows[0].on_runs);
+        let rows = compare(
+            &run(&[100.0, 106.0, 98.0]),
+            &run(&[104.0, 99.0, 103.0]),
+            1.0,
+            None,
+        );
+        assert_eq!(rows[0].verdict, Verdict::Noise);
+        assert!(rows[0].on_runs);
+        // A real shift well beyond the run-to-run noise still shows.
+        let rows = compare(
+            &run(&[100.0, 101.0, 99.0]),
+            &run(&[150.0, 151.0, 149.0]),
+            1.0,
+            None,
+        );
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+        assert!((rows[0].time_change_pct - 50.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn threshold_hides_small_significant_changes() {
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 1.0, None);
+        assert_eq!(rows[0].verdict, Verdict::Noise);
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 0.1, None);
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+    }
+}
