@@ -12,11 +12,18 @@ use anyhow::{bail, Context, Result};
 use lmbench_support::catalog::{Program, PROGRAMS};
 use regex::Regex;
 
+use std::collections::BTreeMap;
+
+use crate::run::{MetricStats, Origin, Run};
 use crate::workspace;
 
 pub struct Options {
     pub quick: bool,
     pub filter: Option<String>,
+    /// Repeat the suite this many times; a saved run pools all samples.
+    pub runs: u32,
+    /// Save the run under this label at the end (`lmbench save`).
+    pub save: Option<crate::cmd_save::Options>,
 }
 
 fn cargo() -> String {
@@ -28,17 +35,7 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
     let Some(f) = filter else {
         return Ok(PROGRAMS.to_vec());
     };
-    // regex's own message spans lines (pattern, caret, reason): keep the reason.
-    let re = Regex::new(f).map_err(|e| {
-        let why = e.to_string();
-        let why = why
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim_start_matches("error: ")
-            .to_string();
-        anyhow::anyhow!("bad FILTER {f:?} ({why}); it is a regular expression over metric ids")
-    })?;
+    let re = crate::cmd_save::filter_regex(f, "FILTER")?;
     let chosen: Vec<_> = PROGRAMS
         .iter()
         .copied()
@@ -52,6 +49,17 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
 
 pub fn run(opts: Options) -> Result<()> {
     let programs = select(opts.filter.as_deref())?;
+    if opts.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    // Check the label before a long run, and take the machine facts (load
+    // average above all) as they were at the start.
+    let machine = opts
+        .save
+        .as_ref()
+        .map(crate::cmd_save::precheck)
+        .transpose()?;
+    let facts = lmbench_support::machine::Facts::collect();
     let root = workspace::root();
     let log_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -74,47 +82,104 @@ pub fn run(opts: Options) -> Result<()> {
 
     let total = Instant::now();
     let n = programs.len();
-    for (i, p) in programs.iter().enumerate() {
-        eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
-        let started = Instant::now();
-        let mut cmd = Command::new(cargo());
-        cmd.current_dir(&root)
-            .args(["bench", "--quiet", "--bench", p.name, "--"])
-            .stdout(Stdio::piped())
-            .stderr(log.try_clone()?);
-        if opts.quick {
-            cmd.arg("--quick");
+    let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
+    for rep in 1..=opts.runs {
+        if opts.runs > 1 {
+            eprintln!("run {rep} of {}", opts.runs);
         }
-        if let Some(f) = &opts.filter {
-            cmd.arg(f);
-        }
-        let mut child = cmd.spawn().context("running cargo bench")?;
-        let stdout = child.stdout.take().expect("piped");
-        for line in BufReader::new(stdout).lines() {
-            let line = line?;
-            writeln!(log, "{line}")?;
-            // Criterion prints "<id>   time:   [low est high]" per benchmark.
-            if let Some((id, rest)) = line.split_once("time:") {
-                let id = id.trim();
-                let id = if id.is_empty() { "" } else { id };
-                eprintln!("      {id:<36} {}", rest.trim());
+        for (i, p) in programs.iter().enumerate() {
+            eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
+            let started = Instant::now();
+            let mut cmd = Command::new(cargo());
+            cmd.current_dir(&root)
+                .args(["bench", "--quiet", "--bench", p.name, "--"])
+                .stdout(Stdio::piped())
+                .stderr(log.try_clone()?);
+            if opts.quick {
+                cmd.arg("--quick");
             }
-        }
-        let status = child.wait()?;
-        if !status.success() {
-            bail!(
-                "{} failed ({status}); its output is in {}",
+            if let Some(f) = &opts.filter {
+                cmd.arg(f);
+            }
+            let mut child = cmd.spawn().context("running cargo bench")?;
+            let stdout = child.stdout.take().expect("piped");
+            for line in BufReader::new(stdout).lines() {
+                let line = line?;
+                writeln!(log, "{line}")?;
+                // Criterion prints "<id>   time:   [low est high]" per benchmark.
+                if let Some((id, rest)) = line.split_once("time:") {
+                    let id = id.trim();
+                    let id = if id.is_empty() { "" } else { id };
+                    eprintln!("      {id:<36} {}", rest.trim());
+                }
+            }
+            let status = child.wait()?;
+            if !status.success() {
+                bail!(
+                    "{} failed ({status}); its output is in {}",
+                    p.name,
+                    log_path.display()
+                );
+            }
+            eprintln!(
+                "      {} done in {:.1}s (total {:.0}s)",
                 p.name,
-                log_path.display()
+                started.elapsed().as_secs_f64(),
+                total.elapsed().as_secs_f64()
             );
+            crate::criterion::write_stamp(&crate::criterion::home(), p.name)?;
         }
-        eprintln!(
-            "      {} done in {:.1}s (total {:.0}s)",
-            p.name,
-            started.elapsed().as_secs_f64(),
-            total.elapsed().as_secs_f64()
-        );
+        reps.push(this_run_results(&programs, opts.filter.as_deref())?);
     }
     eprintln!();
-    crate::cmd_summary::run()
+    let metrics = pool(&reps);
+    let mut run = Run {
+        machine: facts,
+        metrics,
+        origin: Origin::Live,
+        meta: crate::store::current_meta(opts.runs),
+    };
+    if let (Some(save), Some(machine)) = (&opts.save, machine) {
+        let dir = crate::cmd_save::save_run(run.clone(), &machine, save)?;
+        run = crate::store::load(&dir)?;
+    }
+    print!("{}", crate::cmd_summary::render(&[run])?);
+    Ok(())
+}
+
+/// The results this invocation produced: the selected programs' metrics
+/// that match the filter (older results of other metrics stay out).
+fn this_run_results(
+    programs: &[&'static Program],
+    filter: Option<&str>,
+) -> Result<BTreeMap<String, MetricStats>> {
+    let re = filter.map(Regex::new).transpose()?;
+    let home = crate::criterion::home();
+    let mut out = BTreeMap::new();
+    for m in programs.iter().flat_map(|p| p.metrics.iter()) {
+        if re.as_ref().is_some_and(|re| !re.is_match(m.id)) {
+            continue;
+        }
+        if let Some(s) = crate::criterion::read_benchmark(&home, m.id)? {
+            out.insert(m.id.to_string(), s);
+        }
+    }
+    if out.is_empty() {
+        bail!("the run left no Criterion results in {}", home.display());
+    }
+    Ok(out)
+}
+
+/// One set of statistics per metric from every repetition's samples.
+fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
+    if reps.len() == 1 {
+        return reps[0].clone();
+    }
+    let ids: std::collections::BTreeSet<&String> = reps.iter().flat_map(|r| r.keys()).collect();
+    ids.into_iter()
+        .filter_map(|id| {
+            let parts: Vec<MetricStats> = reps.iter().filter_map(|r| r.get(id).cloned()).collect();
+            MetricStats::pool(&parts).map(|s| (id.clone(), s))
+        })
+        .collect()
 }

@@ -118,6 +118,7 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
         iters: sample.iters,
         times_ns: sample.times,
         bytes_per_iter,
+        rep_sizes: Vec::new(),
     }))
 }
 
@@ -142,4 +143,107 @@ pub fn read_latest(home: &Path) -> Result<BTreeMap<String, MetricStats>> {
         );
     }
     Ok(out)
+}
+
+/// The file `lmbench run` leaves in each program's group directory, naming
+/// the suite version that produced its results, so `save` can refuse a mix
+/// of results from two versions. (Criterion itself records no version.)
+const STAMP: &str = "lmbench-suite.json";
+
+/// Records that `program`'s results in `home` come from this suite version.
+pub fn write_stamp(home: &Path, program: &str) -> Result<()> {
+    let dir = home.join(program);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let body = serde_json::json!({ "suite_version": env!("CARGO_PKG_VERSION") });
+    crate::store::write_atomic(&dir.join(STAMP), body.to_string().as_bytes())
+}
+
+/// The suite version that produced each program's results, where
+/// `lmbench run` recorded one (plain `cargo bench` records none).
+pub fn read_stamps(home: &Path, programs: &[&str]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for p in programs {
+        let v: Option<serde_json::Value> = std::fs::read_to_string(home.join(p).join(STAMP))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        if let Some(ver) = v.as_ref().and_then(|v| v["suite_version"].as_str()) {
+            out.insert(p.to_string(), ver.to_string());
+        }
+    }
+    out
+}
+
+/// The folded stacks `lmbench profile` left for each of `ids`, at
+/// `<home>/<id>/profile/*.folded` (the newest file if there are several).
+pub fn folded_profiles(home: &Path, ids: &[&str]) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for id in ids {
+        let Ok(entries) = std::fs::read_dir(home.join(id).join("profile")) else {
+            continue;
+        };
+        let newest = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "folded") && p.is_file())
+            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok());
+        if let Some(p) = newest {
+            out.push((id.to_string(), p));
+        }
+    }
+    out
+}
+
+/// Writes one metric's saved statistics as Criterion baseline `name`
+/// (`<home>/<id>/<name>/`): `sample.json` and `estimates.json`, which
+/// `--baseline` reads, and `benchmark.json`, which critcmp reads. Flat
+/// sampling is recognised by equal iteration counts. Only the mean carries
+/// a confidence interval; the other estimates get a zero-width one.
+pub fn write_baseline(home: &Path, id: &str, name: &str, s: &MetricStats) -> Result<()> {
+    let dir = home.join(id).join(name);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot write {}", dir.display()))?;
+    let flat = s.iters.windows(2).all(|w| w[0] == w[1]);
+    let sample = serde_json::json!({
+        "sampling_mode": if flat { "Flat" } else { "Linear" },
+        "iters": s.iters,
+        "times": s.times_ns,
+    });
+    let est = |point: f64, (lo, hi): (f64, f64)| {
+        serde_json::json!({
+            "confidence_interval": {
+                "confidence_level": 0.95, "lower_bound": lo, "upper_bound": hi
+            },
+            "point_estimate": point,
+            "standard_error": (hi - lo) / (2.0 * 1.96),
+        })
+    };
+    let estimates = serde_json::json!({
+        "mean": est(s.mean_ns, s.mean_ci_ns),
+        "median": est(s.median_ns, (s.median_ns, s.median_ns)),
+        "median_abs_dev": est(s.mad_ns, (s.mad_ns, s.mad_ns)),
+        "slope": null,
+        "std_dev": est(s.std_dev_ns, (s.std_dev_ns, s.std_dev_ns)),
+    });
+    let write = |file: &str, v: serde_json::Value| {
+        crate::store::write_atomic(&dir.join(file), v.to_string().as_bytes())
+    };
+    write("sample.json", sample)?;
+    write("estimates.json", estimates)?;
+    write("benchmark.json", benchmark_json(id, s.bytes_per_iter))
+}
+
+/// Criterion's `benchmark.json` for a catalog id (`group/function[/param]`).
+pub fn benchmark_json(id: &str, bytes_per_iter: Option<u64>) -> serde_json::Value {
+    let mut parts = id.splitn(3, '/');
+    let group = parts.next().unwrap_or(id);
+    let function = parts.next();
+    let value = parts.next();
+    serde_json::json!({
+        "group_id": group,
+        "function_id": function,
+        "value_str": value,
+        "throughput": bytes_per_iter.map(|b| serde_json::json!({ "BytesDecimal": b })),
+        "full_id": id,
+        "directory_name": id,
+        "title": id,
+    })
 }

@@ -1,10 +1,16 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 
+mod cmd_compare;
+mod cmd_export;
 mod cmd_list;
+mod cmd_restore;
 mod cmd_run;
+mod cmd_save;
 mod cmd_summary;
 mod criterion;
 mod run;
+mod stats;
+mod store;
 mod table;
 mod workspace;
 
@@ -32,9 +38,72 @@ enum Cmd {
         quick: bool,
         /// Only metrics whose id matches this regular expression.
         filter: Option<String>,
+        /// Repeat the suite N times; with --save, one run pools all samples.
+        #[arg(long, default_value_t = 1)]
+        runs: u32,
+        /// At the end, save the run as results/<machine>/<LABEL>/.
+        #[arg(long, value_name = "LABEL")]
+        save: Option<String>,
+        /// With --save: the machine name (default: the host name).
+        #[arg(long, requires = "save")]
+        machine: Option<String>,
+        /// With --save: replace an existing label.
+        #[arg(long, requires = "save")]
+        force: bool,
     },
-    /// Print lmbench's summary tables for the latest results.
-    Summary,
+    /// Print lmbench's summary tables: the latest results, or saved runs
+    /// (RUN: `latest`, machine/label, or a results directory), one row each.
+    Summary {
+        runs: Vec<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: cmd_summary::Format,
+    },
+    /// Save the latest results, machine facts and tables under results/.
+    Save {
+        #[arg(long)]
+        label: String,
+        /// Default: the host name.
+        #[arg(long)]
+        machine: Option<String>,
+        /// Replace an existing label.
+        #[arg(long)]
+        force: bool,
+        /// Only metrics whose id matches this regular expression.
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    /// Compare two runs: machine facts that differ, then per metric the
+    /// change and a verdict from Welch's t-test on the raw samples.
+    Compare {
+        old: String,
+        new: String,
+        /// Smaller changes are within noise even if significant (percent).
+        #[arg(long, default_value_t = 1.0)]
+        threshold: f64,
+        /// Only metrics whose id matches this regular expression.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Exit non-zero if a significant regression beyond PCT exists.
+        #[arg(long, value_name = "PCT")]
+        fail_on_regression: Option<f64>,
+    },
+    /// Write a saved run back as a Criterion baseline (`--baseline LABEL`).
+    Restore {
+        run: String,
+        /// Baseline name (default: the run's label).
+        #[arg(long = "as", value_name = "NAME")]
+        name: Option<String>,
+    },
+    /// Print a run in critcmp's export format.
+    Export {
+        run: String,
+        /// Baseline name critcmp shows (default: machine/label).
+        #[arg(long)]
+        name: Option<String>,
+        /// Write to FILE instead of standard output.
+        #[arg(long, short)]
+        output: Option<std::path::PathBuf>,
+    },
     /// List every metric: unit, summary column, timed region.
     List,
 }
@@ -42,8 +111,53 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Cmd::Run { quick, filter } => cmd_run::run(cmd_run::Options { quick, filter }),
-        Cmd::Summary => cmd_summary::run(),
+        Cmd::Run {
+            quick,
+            filter,
+            runs,
+            save,
+            machine,
+            force,
+        } => cmd_run::run(cmd_run::Options {
+            quick,
+            save: save.map(|label| cmd_save::Options {
+                label,
+                machine,
+                force,
+                filter: filter.clone(),
+            }),
+            filter,
+            runs,
+        }),
+        Cmd::Summary { runs, format } => cmd_summary::run(&runs, format),
+        Cmd::Save {
+            label,
+            machine,
+            force,
+            filter,
+        } => cmd_save::run(cmd_save::Options {
+            label,
+            machine,
+            force,
+            filter,
+        }),
+        Cmd::Compare {
+            old,
+            new,
+            threshold,
+            filter,
+            fail_on_regression,
+        } => cmd_compare::run(cmd_compare::Options {
+            old,
+            new,
+            threshold,
+            filter,
+            fail_on_regression,
+        }),
+        Cmd::Restore { run, name } => cmd_restore::run(&run, name.as_deref()),
+        Cmd::Export { run, name, output } => {
+            cmd_export::run(&run, name.as_deref(), output.as_deref())
+        }
         Cmd::List => cmd_list::run(),
     };
     match result {

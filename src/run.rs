@@ -1,12 +1,15 @@
 //! The one result type every command consumes: a run (live Criterion
 //! results or a saved baseline) as per-metric statistics plus the facts of
-//! the machine it ran on. Summary, compare, save and export all read this.
+//! the machine it ran on. Summary, compare, save, export and plot read this.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use lmbench_support::catalog::{Headline, Lookup, Metric};
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
+
+use crate::stats;
 
 /// Statistics of one metric, in nanoseconds per iteration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,6 +28,10 @@ pub struct MetricStats {
     /// Bytes one iteration moves, for bandwidths.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_per_iter: Option<u64>,
+    /// For samples pooled from several runs of the suite (`--runs N`): how
+    /// many samples each run gave, in order. Empty for a single run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rep_sizes: Vec<usize>,
 }
 
 impl MetricStats {
@@ -35,6 +42,94 @@ impl MetricStats {
             Headline::Min => self.min_ns,
         }
     }
+
+    /// Nanoseconds per iteration of each sample: what tests compare.
+    pub fn per_iter_ns(&self) -> Vec<f64> {
+        self.iters
+            .iter()
+            .zip(&self.times_ns)
+            .map(|(i, t)| t / i)
+            .collect()
+    }
+
+    /// The mean ns per iteration of each pooled run, if there are at least
+    /// two: what varies from run to run (load, frequency, memory layout),
+    /// which the samples of one run cannot show.
+    pub fn rep_means(&self) -> Option<Vec<f64>> {
+        let x = self.per_iter_ns();
+        if self.rep_sizes.len() < 2 || self.rep_sizes.iter().sum::<usize>() != x.len() {
+            return None;
+        }
+        let mut start = 0;
+        let means = self
+            .rep_sizes
+            .iter()
+            .map(|&n| {
+                let m = stats::mean(&x[start..start + n]);
+                start += n;
+                m
+            })
+            .collect();
+        Some(means)
+    }
+
+    /// Pools the raw samples of several runs of one metric into one set of
+    /// statistics computed from all samples (`--runs N`). The mean's 95%
+    /// interval is Student's (mean ± t·s/√n), not Criterion's bootstrap.
+    pub fn pool(parts: &[MetricStats]) -> Option<MetricStats> {
+        let first = parts.first()?;
+        let iters: Vec<f64> = parts.iter().flat_map(|p| p.iters.clone()).collect();
+        let times_ns: Vec<f64> = parts.iter().flat_map(|p| p.times_ns.clone()).collect();
+        let mut pooled = MetricStats {
+            iters,
+            times_ns,
+            bytes_per_iter: first.bytes_per_iter,
+            rep_sizes: parts.iter().map(|p| p.iters.len()).collect(),
+            ..first.clone()
+        };
+        let x = pooled.per_iter_ns();
+        let n = x.len() as f64;
+        let mean = stats::mean(&x);
+        let sd = stats::variance(&x).sqrt();
+        let half = if x.len() > 1 {
+            stats::t_quantile_975(n - 1.0) * sd / n.sqrt()
+        } else {
+            0.0
+        };
+        pooled.mean_ns = mean;
+        pooled.mean_ci_ns = (mean - half, mean + half);
+        pooled.median_ns = stats::median(&x);
+        pooled.min_ns = x.iter().copied().fold(f64::INFINITY, f64::min);
+        pooled.mad_ns = stats::mad(&x);
+        pooled.std_dev_ns = sd;
+        Some(pooled)
+    }
+}
+
+/// Where a run comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// Criterion's latest results on this machine (`latest`).
+    Live,
+    /// A saved run: `results/<machine>/<label>/`.
+    Saved {
+        machine: String,
+        label: String,
+        dir: PathBuf,
+    },
+}
+
+/// What produced a run: the suite and the tools, and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    pub suite_version: String,
+    /// `git rev-parse HEAD` of the suite, with "-dirty" if it had changes.
+    pub commit: Option<String>,
+    pub criterion_version: Option<String>,
+    /// UTC, RFC 3339.
+    pub date: String,
+    /// How many runs of the suite the samples pool (`--runs N`).
+    pub runs_pooled: u32,
 }
 
 /// One run: what a table row shows.
@@ -42,12 +137,33 @@ impl MetricStats {
 pub struct Run {
     pub machine: Facts,
     pub metrics: BTreeMap<String, MetricStats>,
+    pub origin: Origin,
+    pub meta: Meta,
 }
 
 impl Run {
-    /// The Host column: the machine name.
+    /// The Host column: `machine/label` for a saved run, else the host name.
     pub fn host(&self) -> String {
-        self.machine.get("host").unwrap_or("-").to_string()
+        match &self.origin {
+            Origin::Saved { machine, label, .. } => format!("{machine}/{label}"),
+            Origin::Live => self.machine.get("host").unwrap_or("-").to_string(),
+        }
+    }
+
+    /// The label of a saved run.
+    pub fn label(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Saved { label, .. } => Some(label),
+            Origin::Live => None,
+        }
+    }
+
+    /// The machine name: the saved one, else this host's.
+    pub fn machine_name(&self) -> String {
+        match &self.origin {
+            Origin::Saved { machine, .. } => machine.clone(),
+            Origin::Live => self.machine.get("host").unwrap_or("-").to_string(),
+        }
     }
 }
 
@@ -62,5 +178,42 @@ impl Lookup for Run {
 
     fn fact(&self, key: &str) -> Option<String> {
         self.machine.get(key).map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(iters: &[f64], times: &[f64]) -> MetricStats {
+        MetricStats {
+            median_ns: 0.0,
+            mean_ns: 0.0,
+            mean_ci_ns: (0.0, 0.0),
+            min_ns: 0.0,
+            mad_ns: 0.0,
+            std_dev_ns: 0.0,
+            iters: iters.to_vec(),
+            times_ns: times.to_vec(),
+            bytes_per_iter: Some(8),
+            rep_sizes: vec![],
+        }
+    }
+
+    #[test]
+    fn pooling_uses_every_sample() {
+        let a = stats(&[1.0, 2.0], &[10.0, 40.0]); // 10, 20 ns/iter
+        let b = stats(&[1.0], &[30.0]); // 30 ns/iter
+        let p = MetricStats::pool(&[a, b]).unwrap();
+        assert_eq!(p.iters.len(), 3);
+        assert_eq!(p.mean_ns, 20.0);
+        assert_eq!(p.median_ns, 20.0);
+        assert_eq!(p.min_ns, 10.0);
+        assert_eq!(p.std_dev_ns, 10.0);
+        assert!(p.mean_ci_ns.0 < 20.0 && p.mean_ci_ns.1 > 20.0);
+        assert_eq!(p.bytes_per_iter, Some(8));
+        assert_eq!(p.rep_sizes, vec![2, 1]);
+        assert_eq!(p.rep_means(), Some(vec![15.0, 30.0]));
+        assert!(MetricStats::pool(&[]).is_none());
     }
 }

@@ -61,12 +61,18 @@ pub fn has_data(table: &Table, runs: &[Run]) -> bool {
 
 /// Renders one table for the given runs.
 pub fn render(table: &Table, runs: &[Run]) -> String {
+    // Host widens to the longest run name (`machine/label`) so two runs of
+    // one machine never truncate to the same cell.
+    let host_w = runs
+        .iter()
+        .map(|r| r.host().chars().count())
+        .fold(HOST_W, usize::max);
     let mut out = String::new();
     let mut line = |s: String| {
         out.push_str(s.trim_end());
         out.push('\n');
     };
-    let width: usize = HOST_W + 1 + OS_W + table.columns.iter().map(|c| c.width + 1).sum::<usize>();
+    let width: usize = host_w + 1 + OS_W + table.columns.iter().map(|c| c.width + 1).sum::<usize>();
     line(table.title.to_string());
     line("-".repeat(width.max(table.title.len())));
     // Headers are placed at their column's start; a top header may run on
@@ -74,9 +80,9 @@ pub fn render(table: &Table, runs: &[Run]) -> String {
     // Create and Delete, as in lmbench).
     for row in 0..2 {
         let mut s = if row == 0 {
-            format!("{:<HOST_W$} {:>OS_W$}", "Host", "OS")
+            format!("{:<host_w$} {:>OS_W$}", "Host", "OS")
         } else {
-            " ".repeat(HOST_W + 1 + OS_W)
+            " ".repeat(host_w + 1 + OS_W)
         };
         for c in table.columns {
             let start = s.len() + 1;
@@ -91,7 +97,7 @@ pub fn render(table: &Table, runs: &[Run]) -> String {
         }
         line(s);
     }
-    let mut rule = format!("{} {}", "-".repeat(HOST_W), "-".repeat(OS_W));
+    let mut rule = format!("{} {}", "-".repeat(host_w), "-".repeat(OS_W));
     for c in table.columns {
         rule.push(' ');
         rule.push_str(&"-".repeat(c.width));
@@ -99,8 +105,8 @@ pub fn render(table: &Table, runs: &[Run]) -> String {
     line(rule);
     for run in runs {
         let mut s = format!(
-            "{:<HOST_W$} {:<OS_W$}",
-            cut(&run.host(), HOST_W),
+            "{:<host_w$} {:<OS_W$}",
+            cut(&run.host(), host_w),
             cut(&run.machine.os_label(), OS_W)
         );
         for c in table.columns {

@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
+use lmbench_support::catalog::Metric;
 
 #[test]
 fn summary_renders_the_processes_table() {
-    let home = tempfile::tempdir().unwrap();
-    let h = home.path();
+    let env = Env::new();
     for (id, ns) in [
         ("lat_syscall/null", 81.2),
         ("lat_syscall/read", 200.0),
@@ -22,9 +22,9 @@ fn summary_renders_the_processes_table() {
         ("lat_proc/exec", 961_880.0),
         ("lat_proc/shell", 2_126_100.0),
     ] {
-        write_benchmark(h, id, ns, None);
+        env.bench(Metric::by_id(id).unwrap(), ns, 0.0);
     }
-    let out = lmbench(h, &["summary"]);
+    let out = env.lmbench(&["summary"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
@@ -65,35 +65,35 @@ fn missing_results_is_one_clear_line() {
 
 #[test]
 fn corrupt_json_names_the_file() {
-    let home = tempfile::tempdir().unwrap();
-    write_benchmark(home.path(), "lat_syscall/null", 80.0, None);
-    let est = home.path().join("lat_syscall/null/new/estimates.json");
+    let env = Env::new();
+    env.bench(Metric::by_id("lat_syscall/null").unwrap(), 80.0, 0.0);
+    let est = env.criterion().join("lat_syscall/null/new/estimates.json");
     std::fs::write(&est, "{\"mean\": ").unwrap();
-    let o = lmbench(home.path(), &["summary"]);
-    assert_one_line_error(&o, "estimates.json is not valid Criterion output");
+    let o = env.lmbench(&["summary"]);
+    fails_with(&o, "estimates.json is not valid Criterion output");
 }
 
 #[test]
 fn unknown_filter_is_refused_before_building() {
-    let home = tempfile::tempdir().unwrap();
-    let o = lmbench(home.path(), &["run", "--quick", "no_such_metric_anywhere"]);
-    assert_one_line_error(&o, "matches no metric");
-    let o = lmbench(home.path(), &["run", "lat_(("]);
-    assert_one_line_error(&o, "bad FILTER \"lat_((\" (unclosed group)");
+    let env = Env::new();
+    let o = env.lmbench(&["run", "--quick", "no_such_metric_anywhere"]);
+    fails_with(&o, "matches no metric");
+    let o = env.lmbench(&["run", "lat_(("]);
+    fails_with(&o, "unclosed group");
 }
 
 #[test]
 fn bad_flag_is_an_error() {
-    let home = tempfile::tempdir().unwrap();
-    let o = lmbench(home.path(), &["summary", "--no-such-flag"]);
+    let env = Env::new();
+    let o = env.lmbench(&["summary", "--no-such-flag"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--no-such-flag"));
 }
 
 #[test]
 fn list_names_every_metric() {
-    let home = tempfile::tempdir().unwrap();
-    let o = lmbench(home.path(), &["list"]);
+    let env = Env::new();
+    let o = env.lmbench(&["list"]);
     assert!(o.status.success());
     let text = stdout(&o);
     for m in lmbench_support::catalog::all_metrics() {

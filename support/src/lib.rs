@@ -13,6 +13,7 @@ pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
 pub mod machine;
+mod machine_linux;
 pub mod peer;
 pub mod proc;
 pub mod sys;

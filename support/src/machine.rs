@@ -29,6 +29,7 @@ impl Facts {
                 .ok()
                 .map(|n| n.to_string()),
         );
+        explain_facts(&mut f);
         linux_facts(&mut f);
         f
     }
@@ -188,6 +189,36 @@ fn linux_facts(f: &mut Facts) {
 
 #[cfg(not(target_os = "linux"))]
 fn linux_facts(_f: &mut Facts) {}
+
+/// The facts beyond hardware that explain a difference between two runs
+/// (issue 7): toolchain, kernel settings, mitigations, firmware, load.
+fn explain_facts(f: &mut Facts) {
+    f.set("rustc", Some(env!("LMBENCH_RUSTC_VERSION").to_string()));
+    f.set(
+        "build_profile",
+        Some(env!("LMBENCH_BUILD_PROFILE").to_string()),
+    );
+    f.set("libc", libc_version());
+    crate::machine_linux::facts(f);
+}
+
+/// The C library's version, where it reports one.
+fn libc_version() -> Option<String> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: gnu_get_libc_version returns a static NUL-terminated string.
+        let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+        Some(format!("glibc {}", v.to_string_lossy()))
+    }
+    #[cfg(all(target_os = "linux", target_env = "musl"))]
+    {
+        Some("musl".to_string())
+    }
+    #[cfg(not(all(target_os = "linux", any(target_env = "gnu", target_env = "musl"))))]
+    {
+        None
+    }
+}
 
 #[cfg(test)]
 mod tests {

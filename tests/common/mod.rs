@@ -1,63 +1,93 @@
-//! Shared test helpers: fixture Criterion trees and running the CLI.
-#![allow(dead_code)]
+//! Fixtures for the CLI tests: a Criterion tree written by hand (what
+//! Criterion 0.8 leaves in `target/criterion`), a results directory, and a
+//! runner for the built `lmbench` binary pointed at both by environment.
+#![allow(dead_code)] // each test file uses its own subset
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Writes Criterion 0.8's files for one benchmark whose every sample took
-/// `ns_per_iter` (so median = mean = min = ns_per_iter).
-pub fn write_benchmark(home: &Path, id: &str, ns_per_iter: f64, bytes: Option<u64>) {
-    let dir = home.join(id).join("new");
-    std::fs::create_dir_all(&dir).unwrap();
-    let est = |v: f64| {
-        format!(
-            r#"{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":{v},"upper_bound":{v}}},"point_estimate":{v},"standard_error":0.0}}"#
-        )
-    };
-    std::fs::write(
-        dir.join("estimates.json"),
-        format!(
-            r#"{{"mean":{m},"median":{m},"median_abs_dev":{z},"slope":null,"std_dev":{z}}}"#,
-            m = est(ns_per_iter),
-            z = est(0.0)
-        ),
-    )
-    .unwrap();
-    let iters: Vec<String> = (1..=10).map(|i| format!("{}.0", i * 100)).collect();
-    let times: Vec<String> = (1..=10)
-        .map(|i| format!("{}", (i * 100) as f64 * ns_per_iter))
-        .collect();
-    std::fs::write(
-        dir.join("sample.json"),
-        format!(
-            r#"{{"sampling_mode":"Linear","iters":[{}],"times":[{}]}}"#,
-            iters.join(","),
-            times.join(",")
-        ),
-    )
-    .unwrap();
-    let throughput = bytes
-        .map(|b| format!(r#"{{"BytesDecimal":{b}}}"#))
-        .unwrap_or_else(|| "null".into());
-    let mut parts = id.splitn(3, '/');
-    let (g, f) = (parts.next().unwrap(), parts.next().unwrap());
-    std::fs::write(
-        dir.join("benchmark.json"),
-        format!(
-            r#"{{"group_id":"{g}","function_id":"{f}","value_str":null,"throughput":{throughput},"full_id":"{id}","directory_name":"{id}","title":"{id}"}}"#
-        ),
-    )
-    .unwrap();
+use lmbench_support::catalog::{all_metrics, Metric};
+use serde_json::json;
+
+/// The first `n` catalog metrics (tests never spell an id).
+pub fn metrics(n: usize) -> Vec<&'static Metric> {
+    let all: Vec<_> = all_metrics().collect();
+    assert!(all.len() >= n, "the catalog has fewer than {n} metrics");
+    all.into_iter().take(n).collect()
 }
 
-/// Runs the `lmbench` binary with `CRITERION_HOME` set to `home`.
-pub fn lmbench(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lmbench"))
-        .args(args)
-        .env("CRITERION_HOME", home)
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .expect("running lmbench")
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+    pub fn criterion(&self) -> PathBuf {
+        self.dir.path().join("criterion")
+    }
+    pub fn results(&self) -> PathBuf {
+        self.dir.path().join("results")
+    }
+
+    /// Writes Criterion's `new` results for `metric`: ten linear samples
+    /// around `ns` per iteration, with a deterministic ±`jitter` fraction.
+    pub fn bench(&self, metric: &Metric, ns: f64, jitter: f64) {
+        let dir = self.criterion().join(metric.id).join("new");
+        std::fs::create_dir_all(&dir).unwrap();
+        let iters: Vec<f64> = (1..=10).map(|i| (i * 100) as f64).collect();
+        let per: Vec<f64> = (0..10)
+            .map(|i| ns * (1.0 + jitter * (if i % 2 == 0 { 1.0 } else { -1.0 })))
+            .collect();
+        let times: Vec<f64> = iters.iter().zip(&per).map(|(i, p)| i * p).collect();
+        let est = |v: f64| {
+            json!({"confidence_interval": {"confidence_level": 0.95,
+                "lower_bound": v * 0.99, "upper_bound": v * 1.01},
+                "point_estimate": v, "standard_error": v * 0.005})
+        };
+        let estimates = json!({"mean": est(ns), "median": est(ns),
+            "median_abs_dev": est(ns * jitter), "slope": est(ns), "std_dev": est(ns * jitter)});
+        let sample = json!({"sampling_mode": "Linear", "iters": iters, "times": times});
+        let (group, rest) = metric.id.split_once('/').unwrap();
+        let benchmark = json!({"group_id": group, "function_id": rest, "value_str": null,
+            "throughput": null, "full_id": metric.id, "directory_name": metric.id,
+            "title": metric.id});
+        for (f, v) in [
+            ("estimates.json", estimates),
+            ("sample.json", sample),
+            ("benchmark.json", benchmark),
+        ] {
+            std::fs::write(dir.join(f), v.to_string()).unwrap();
+        }
+    }
+
+    /// Runs `lmbench ARGS` with this fixture's Criterion and results dirs.
+    pub fn lmbench(&self, args: &[&str]) -> Output {
+        self.lmbench_results(&self.results(), args)
+    }
+
+    pub fn lmbench_results(&self, results: &Path, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_lmbench"))
+            .args(args)
+            .env("CRITERION_HOME", self.criterion())
+            .env("LMBENCH_RESULTS", results)
+            .output()
+            .expect("running lmbench")
+    }
+
+    /// Saves a run of the first `n` metrics at `ns` as `vm/<label>`.
+    pub fn saved(&self, label: &str, n: usize, ns: f64, jitter: f64) {
+        let _ = std::fs::remove_dir_all(self.criterion());
+        for m in metrics(n) {
+            self.bench(m, ns, jitter);
+        }
+        let out = self.lmbench(&["save", "--label", label, "--machine", "vm"]);
+        assert!(out.status.success(), "save: {}", stderr(&out));
+    }
 }
 
 pub fn stdout(o: &Output) -> String {
@@ -68,12 +98,34 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Asserts a failure with exactly one line on stderr containing `needle`,
-/// and no panic.
-pub fn assert_one_line_error(o: &Output, needle: &str) {
+/// Asserts the promised failure: non-zero exit, one line on stderr that
+/// starts with `lmbench:` and contains `needle`, no panic.
+pub fn fails_with(o: &Output, needle: &str) {
     let err = stderr(o);
-    assert!(!o.status.success(), "expected failure, got success:\n{err}");
-    assert!(!err.contains("panicked"), "panicked:\n{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "want one line:\n{err}");
-    assert!(err.contains(needle), "want {needle:?} in:\n{err}");
+    assert!(!o.status.success(), "expected failure, got success: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "want one line: {err:?}");
+    assert!(err.starts_with("lmbench: "), "{err:?}");
+    assert!(!err.contains("panicked"), "{err:?}");
+    assert!(err.contains(needle), "want {needle:?} in {err:?}");
+}
+
+/// Every file under `dir` with its bytes: compared before and after a
+/// failing command to prove nothing saved changed.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap_or_default());
+            }
+        }
+    }
+    out
 }

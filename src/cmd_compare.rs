@@ -1,0 +1,357 @@
+//! `lmbench compare OLD NEW [--threshold PCT] [--filter REGEX]
+//! [--fail-on-regression PCT]`: first the machine facts that differ (what
+//! may explain a change), then per metric the old and new headline figures,
+//! the change, and a verdict from Welch's t-test on the raw per-sample
+//! nanoseconds per iteration at 95%: a change is "faster" or "slower" only
+//! if the test rejects equal means (p < 0.05) AND it is at least the
+//! threshold (default 1%, Criterion's noise threshold); else "within noise".
+//!
+//! Which samples: when both runs pool two or more runs of the suite
+//! (`--runs N`), the test compares the per-run means, so run-to-run noise
+//! (load, frequency, layout) counts; otherwise it compares the samples of
+//! one run each, which only know within-run noise and so call small shifts
+//! between runs significant more often (the report says which it used).
+
+use anyhow::{bail, Result};
+use lmbench_support::catalog::{Metric, Unit};
+use regex::Regex;
+
+use crate::run::Run;
+use crate::stats::{self, Welch};
+use crate::{store, table};
+
+pub struct Options {
+    pub old: String,
+    pub new: String,
+    pub threshold: f64,
+    pub filter: Option<String>,
+    pub fail_on_regression: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Faster,
+    Slower,
+    Noise,
+    /// A side has fewer than two samples: no variance, no test.
+    Untested,
+}
+
+impl Verdict {
+    fn text(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Noise => "within noise",
+            Verdict::Untested => "untested (<2 samples)",
+        }
+    }
+}
+
+/// One metric's comparison.
+pub struct Row {
+    pub id: String,
+    pub unit: &'static str,
+    pub old: f64,
+    pub new: f64,
+    /// Change of the shown figure, percent.
+    pub change_pct: f64,
+    /// Change of the time per iteration (headline), percent: + is slower.
+    pub time_change_pct: f64,
+    pub test: Option<Welch>,
+    /// True if the test compared per-run means (pooled runs on both sides).
+    pub on_runs: bool,
+    pub verdict: Verdict,
+}
+
+/// The facts that differ: (key, old, new); absent facts show as "(absent)".
+pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
+    let keys: std::collections::BTreeSet<&String> =
+        old.machine.0.keys().chain(new.machine.0.keys()).collect();
+    let show = |r: &Run, k: &str| {
+        r.machine
+            .get(k)
+            .map_or("(absent)".to_string(), |v| v.replace('\n', "; "))
+    };
+    keys.into_iter()
+        .filter(|k| old.machine.get(k) != new.machine.get(k))
+        .map(|k| (k.clone(), show(old, k), show(new, k)))
+        .collect()
+}
+
+/// Compares every metric both runs have (and `filter` matches).
+pub fn compare(old: &Run, new: &Run, threshold: f64, filter: Option<&Regex>) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (id, o) in &old.metrics {
+        let Some(n) = new.metrics.get(id) else {
+            continue;
+        };
+        if filter.is_some_and(|re| !re.is_match(id)) {
+            continue;
+        }
+        let metric = Metric::by_id(id);
+        let headline = metric.map_or(lmbench_support::catalog::Headline::Median, |m| m.headline);
+        let unit = metric.map_or(Unit::Nanos, |m| m.unit);
+        let (o_ns, n_ns) = (o.headline_ns(headline), n.headline_ns(headline));
+        let shown = |ns: f64, s: &crate::run::MetricStats| {
+            unit.from_ns_per_iter(ns, s.bytes_per_iter.map(|b| b as f64))
+                .unwrap_or(ns)
+        };
+        let (old_v, new_v) = (shown(o_ns, o), shown(n_ns, n));
+        let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
+        let time_change_pct = pct(o_ns, n_ns);
+        let (test, on_runs) = match (o.rep_means(), n.rep_means()) {
+            (Some(a), Some(b)) => (stats::welch(&a, &b), true),
+            _ => (stats::welch(&o.per_iter_ns(), &n.per_iter_ns()), false),
+        };
+        let verdict = match test {
+            None => Verdict::Untested,
+            Some(w) if w.p < 0.05 && time_change_pct.abs() >= threshold => {
+                // The test's direction (means) decides; the headline must agree.
+                if w.t < 0.0 && time_change_pct < 0.0 {
+                    Verdict::Faster
+                } else if w.t > 0.0 && time_change_pct > 0.0 {
+                    Verdict::Slower
+                } else {
+                    Verdict::Noise
+                }
+            }
+            Some(_) => Verdict::Noise,
+        };
+        rows.push(Row {
+            id: id.clone(),
+            unit: unit.label(),
+            old: old_v,
+            new: new_v,
+            change_pct: pct(old_v, new_v),
+            time_change_pct,
+            test,
+            on_runs,
+            verdict,
+        });
+    }
+    // Significant changes first, the largest on top; then the rest.
+    rows.sort_by(|a, b| {
+        let sig = |r: &Row| !matches!(r.verdict, Verdict::Faster | Verdict::Slower);
+        sig(a)
+            .cmp(&sig(b))
+            .then(b.time_change_pct.abs().total_cmp(&a.time_change_pct.abs()))
+            .then(a.id.cmp(&b.id))
+    });
+    rows
+}
+
+/// The whole report as text.
+pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64) -> String {
+    let mut out = String::new();
+    let name = |r: &Run| {
+        let commit = r.meta.commit.as_deref().unwrap_or("unknown");
+        let pooled = match r.meta.runs_pooled {
+            0 | 1 => String::new(),
+            n => format!(", {n} runs pooled"),
+        };
+        format!(
+            "{}  {}, lmbench-rs {} ({}){pooled}",
+            r.host(),
+            r.meta.date,
+            r.meta.suite_version,
+            &commit[..commit.len().min(12)]
+        )
+    };
+    out.push_str(&format!("OLD {}\nNEW {}\n\n", name(old), name(new)));
+    let diff = fact_diff(old, new);
+    if diff.is_empty() {
+        out.push_str("machine facts: no difference\n\n");
+    } else {
+        out.push_str("machine facts that differ:\n");
+        let w = diff.iter().map(|d| d.0.len()).max().unwrap_or(0);
+        for (k, o, n) in &diff {
+            out.push_str(&format!("  {k:<w$}  {o}\n  {:<w$}  -> {n}\n", ""));
+        }
+        out.push('\n');
+    }
+    let idw = rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    out.push_str(&format!(
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8}  {:>7}  verdict\n",
+        "metric", "unit", "old", "new", "change", "p"
+    ));
+    for r in rows {
+        let p = r.test.map_or("-".to_string(), |w| format!("{:.3}", w.p));
+        out.push_str(&format!(
+            "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%  {:>7}  {}\n",
+            r.id,
+            r.unit,
+            table::fmt_num(r.old, 9),
+            table::fmt_num(r.new, 9),
+            r.change_pct,
+            p,
+            r.verdict.text()
+        ));
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let noise = count(Verdict::Noise);
+    out.push_str(&format!(
+        "\n{} metrics: {} faster, {} slower, {noise} within noise ({:.0}%){}. \
+         Welch's t-test at 95%, threshold {threshold}%.\n",
+        rows.len(),
+        count(Verdict::Faster),
+        count(Verdict::Slower),
+        100.0 * noise as f64 / rows.len().max(1) as f64,
+        match count(Verdict::Untested) {
+            0 => String::new(),
+            n => format!(", {n} untested"),
+        }
+    ));
+    let on_runs = rows.iter().filter(|r| r.on_runs).count();
+    out.push_str(&if on_runs == rows.len() {
+        "The test compared per-run means of the pooled runs (run-to-run noise included).\n"
+            .to_string()
+    } else if on_runs == 0 {
+        "The test compared samples within one run per side: it cannot see run-to-run \
+         noise; save with `run --runs N` (N >= 2) for a test on run means.\n"
+            .to_string()
+    } else {
+        format!("{on_runs} metrics tested on per-run means, the others on samples of one run.\n")
+    });
+    let only = |a: &Run, b: &Run| -> Vec<String> {
+        a.metrics
+            .keys()
+            .filter(|k| !b.metrics.contains_key(*k))
+            .cloned()
+            .collect()
+    };
+    for (what, ids) in [("OLD", only(old, new)), ("NEW", only(new, old))] {
+        if !ids.is_empty() {
+            out.push_str(&format!("only in {what}: {}\n", ids.join(", ")));
+        }
+    }
+    out
+}
+
+/// `lmbench compare`.
+pub fn run(opts: Options) -> Result<()> {
+    if !(opts.threshold.is_finite() && opts.threshold >= 0.0) {
+        bail!("--threshold must be a percentage >= 0");
+    }
+    let filter = opts
+        .filter
+        .as_deref()
+        .map(|f| crate::cmd_save::filter_regex(f, "--filter"))
+        .transpose()?;
+    let old = store::resolve(&opts.old)?;
+    let new = store::resolve(&opts.new)?;
+    let rows = compare(&old, &new, opts.threshold, filter.as_ref());
+    if rows.is_empty() {
+        bail!(
+            "{} and {} have no metric in common{} ({} and {} metrics)",
+            opts.old,
+            opts.new,
+            if filter.is_some() {
+                " matching --filter"
+            } else {
+                ""
+            },
+            old.metrics.len(),
+            new.metrics.len()
+        );
+    }
+    print!("{}", render(&old, &new, &rows, opts.threshold));
+    if let Some(limit) = opts.fail_on_regression {
+        let bad: Vec<String> = rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Slower && r.time_change_pct > limit)
+            .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
+            .collect();
+        if !bad.is_empty() {
+            bail!(
+                "{} significant regression(s) beyond {limit}%: {}",
+                bad.len(),
+                bad.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{Meta, MetricStats, Origin};
+    use lmbench_support::catalog::all_metrics;
+    use lmbench_support::machine::Facts;
+
+    /// A run of the first catalog metric: `reps` runs of 5 samples each at
+    /// the given means, each sample within ±0.1% of its run's mean.
+    fn run(reps: &[f64]) -> Run {
+        let (mut iters, mut times) = (Vec::new(), Vec::new());
+        for &m in reps {
+            for i in 0..5 {
+                iters.push(100.0);
+                times.push(100.0 * m * (1.0 + 0.001 * (i as f64 - 2.0)));
+            }
+        }
+        let s = MetricStats {
+            median_ns: crate::stats::median(&times) / 100.0,
+            mean_ns: 0.0,
+            mean_ci_ns: (0.0, 0.0),
+            min_ns: 0.0,
+            mad_ns: 0.0,
+            std_dev_ns: 0.0,
+            iters,
+            times_ns: times,
+            bytes_per_iter: None,
+            rep_sizes: if reps.len() > 1 {
+                vec![5; reps.len()]
+            } else {
+                vec![]
+            },
+        };
+        let id = all_metrics().next().unwrap().id.to_string();
+        Run {
+            machine: Facts::default(),
+            metrics: [(id, s)].into_iter().collect(),
+            origin: Origin::Live,
+            meta: Meta {
+                suite_version: "0".into(),
+                commit: None,
+                criterion_version: None,
+                date: "d".into(),
+                runs_pooled: reps.len() as u32,
+            },
+        }
+    }
+
+    #[test]
+    fn pooled_runs_are_tested_on_run_means() {
+        // A/A with run-to-run noise of a few percent: the samples of one run
+        // each differ "significantly", the per-run means do not.
+        let rows = compare(&run(&[100.0]), &run(&[104.0]), 1.0, None);
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+        assert!(!rows[0].on_runs);
+        let rows = compare(
+            &run(&[100.0, 106.0, 98.0]),
+            &run(&[104.0, 99.0, 103.0]),
+            1.0,
+            None,
+        );
+        assert_eq!(rows[0].verdict, Verdict::Noise);
+        assert!(rows[0].on_runs);
+        // A real shift well beyond the run-to-run noise still shows.
+        let rows = compare(
+            &run(&[100.0, 101.0, 99.0]),
+            &run(&[150.0, 151.0, 149.0]),
+            1.0,
+            None,
+        );
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+        assert!((rows[0].time_change_pct - 50.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn threshold_hides_small_significant_changes() {
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 1.0, None);
+        assert_eq!(rows[0].verdict, Verdict::Noise);
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 0.1, None);
+        assert_eq!(rows[0].verdict, Verdict::Slower);
+    }
+}

@@ -1,0 +1,513 @@
+//! Saved runs: the ONLY module that reads and writes `results/`.
+//!
+//! Layout: `results/<machine>/<label>/` holding `run.json` (schema version,
+//! suite and tool versions, per-metric statistics and raw samples in ns per
+//! iteration), `machine.json` (machine facts), `SUMMARY.txt` (the rendered
+//! tables) and optionally `profiles/<metric id, '/' as '__'>.folded`.
+//! The results directory is `$LMBENCH_RESULTS`, else `<workspace>/results`.
+//!
+//! A run name (`RUN` on the command line) is `latest` (Criterion's live
+//! results), a directory holding a run.json, `machine/label`, or a bare
+//! label that only one machine has. [`resolve`] turns one into a [`Run`];
+//! every command (summary, compare, export, restore, plot, profile) uses it.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use lmbench_support::catalog::Metric;
+use lmbench_support::machine::Facts;
+use serde::{Deserialize, Serialize};
+
+use crate::run::{Meta, MetricStats, Origin, Run};
+use crate::{criterion, workspace};
+
+/// The run.json format version this build writes and the newest it reads.
+pub const SCHEMA: u32 = 1;
+
+/// Where saved runs live.
+pub fn results_root() -> PathBuf {
+    match std::env::var_os("LMBENCH_RESULTS") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => workspace::root().join("results"),
+    }
+}
+
+/// Machine names and labels become directory names: `[A-Za-z0-9._-]`, at
+/// most 64 characters, starting with a letter or digit.
+pub fn check_name(what: &str, s: &str) -> Result<()> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.as_bytes()[0].is_ascii_alphanumeric()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if !ok {
+        bail!("bad {what} {s:?}: use 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
+    }
+    Ok(())
+}
+
+/// One metric in run.json: its unit and sample count for readers without
+/// the catalog, then the statistics.
+#[derive(Serialize, Deserialize)]
+struct SavedMetric {
+    unit: String,
+    samples: usize,
+    #[serde(flatten)]
+    stats: MetricStats,
+}
+
+/// run.json.
+#[derive(Serialize, Deserialize)]
+struct RunFile {
+    schema: u32,
+    machine: String,
+    label: String,
+    #[serde(flatten)]
+    meta: Meta,
+    metrics: BTreeMap<String, SavedMetric>,
+}
+
+/// The file name a metric's folded stacks are saved under.
+pub fn profile_file_name(metric_id: &str) -> String {
+    format!("{}.folded", metric_id.replace('/', "__"))
+}
+
+/// The saved folded stacks of `metric_id` in a saved run, if it has them
+/// (for `lmbench profile --vs RUN`).
+#[allow(dead_code)] // the caller, `lmbench profile`, comes with issue 8
+pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
+    let Origin::Saved { dir, .. } = &run.origin else {
+        return None;
+    };
+    let p = dir.join("profiles").join(profile_file_name(metric_id));
+    p.is_file().then_some(p)
+}
+
+/// Like [`saved_profile`], from a run name, with an error saying why not.
+#[allow(dead_code)] // the caller, `lmbench profile`, comes with issue 8
+pub fn resolve_profile(spec: &str, metric_id: &str) -> Result<PathBuf> {
+    let run = resolve(spec)?;
+    saved_profile(&run, metric_id).with_context(|| {
+        format!(
+            "run {} has no saved profile of {metric_id} (profiles/{})",
+            run.host(),
+            profile_file_name(metric_id)
+        )
+    })
+}
+
+/// The live run: Criterion's latest results and this machine's facts.
+pub fn live() -> Result<Run> {
+    Ok(Run {
+        machine: Facts::collect(),
+        metrics: criterion::read_latest(&criterion::home())?,
+        origin: Origin::Live,
+        meta: current_meta(1),
+    })
+}
+
+/// Resolves several run names, in order. A directory that holds saved
+/// runs one or two levels down (`results/`, `results/vm`) stands for all
+/// of them, sorted.
+pub fn resolve_all(specs: &[String]) -> Result<Vec<Run>> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let p = Path::new(spec);
+        if p.is_dir() && !p.join("run.json").is_file() {
+            let dirs = run_dirs_under(p)?;
+            if !dirs.is_empty() {
+                for d in dirs {
+                    out.push(load(&d)?);
+                }
+                continue;
+            }
+        }
+        out.push(resolve(spec)?);
+    }
+    Ok(out)
+}
+
+/// Directories with a run.json at `dir/*` or `dir/*/*`.
+fn run_dirs_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let subdirs = |d: &Path| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = fs::read_dir(d)
+            .with_context(|| format!("cannot read results directory {}", d.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_dir()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut out = Vec::new();
+    for d in subdirs(dir)? {
+        if d.join("run.json").is_file() {
+            out.push(d);
+        } else {
+            out.extend(
+                subdirs(&d)?
+                    .into_iter()
+                    .filter(|e| e.join("run.json").is_file()),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Resolves a run name (see the module doc) to its run.
+pub fn resolve(spec: &str) -> Result<Run> {
+    if spec == "latest" {
+        return live();
+    }
+    let as_path = Path::new(spec);
+    if as_path.join("run.json").is_file() {
+        return load(as_path);
+    }
+    let root = results_root();
+    if let Some((machine, label)) = spec.split_once('/') {
+        if check_name("machine", machine).is_ok() && check_name("label", label).is_ok() {
+            let dir = root.join(machine).join(label);
+            if dir.join("run.json").is_file() {
+                return load(&dir);
+            }
+        }
+    }
+    let saved = list(&root)?;
+    if check_name("label", spec).is_ok() {
+        let hits: Vec<_> = saved.iter().filter(|(_, l)| l == spec).collect();
+        match hits.as_slice() {
+            [(m, l)] => return load(&root.join(m).join(l)),
+            [] => {}
+            many => bail!(
+                "run {spec:?} is ambiguous: {}; name it as machine/label",
+                many.iter()
+                    .map(|(m, l)| format!("{m}/{l}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    let known = if saved.is_empty() {
+        format!("no saved runs in {}", root.display())
+    } else {
+        let names: Vec<String> = saved.iter().map(|(m, l)| format!("{m}/{l}")).collect();
+        format!("saved runs: {}", names.join(", "))
+    };
+    bail!("unknown run {spec:?} (RUN is `latest`, machine/label, or a directory with run.json; {known})")
+}
+
+/// Every saved run under `root` as (machine, label), sorted. A missing
+/// root has none; an unreadable one is an error.
+pub fn list(root: &Path) -> Result<Vec<(String, String)>> {
+    if !root.exists() {
+        return Ok(Vec::new());
+    }
+    let read = |dir: &Path| -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        let entries = fs::read_dir(dir)
+            .with_context(|| format!("cannot read results directory {}", dir.display()))?;
+        for e in entries {
+            let e =
+                e.with_context(|| format!("cannot read results directory {}", dir.display()))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') && e.path().is_dir() {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    };
+    let mut out = Vec::new();
+    for machine in read(root)? {
+        for label in read(&root.join(&machine))? {
+            if root.join(&machine).join(&label).join("run.json").is_file() {
+                out.push((machine.clone(), label));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Loads a saved run from its directory.
+pub fn load(dir: &Path) -> Result<Run> {
+    let run_path = dir.join("run.json");
+    let text = fs::read_to_string(&run_path)
+        .with_context(|| format!("cannot read {}", run_path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{} is corrupt or truncated ({e})", run_path.display()))?;
+    match value.get("schema").and_then(|s| s.as_u64()) {
+        None => bail!(
+            "{} is not an lmbench-rs run (no schema version)",
+            run_path.display()
+        ),
+        Some(v) if v > SCHEMA as u64 => bail!(
+            "{} has schema version {v}, newer than this lmbench-rs reads ({SCHEMA}): update lmbench-rs",
+            run_path.display()
+        ),
+        Some(_) => {}
+    }
+    let file: RunFile = serde_json::from_value(value)
+        .map_err(|e| anyhow::anyhow!("{} is corrupt ({e})", run_path.display()))?;
+    let facts_path = dir.join("machine.json");
+    let facts_text = fs::read_to_string(&facts_path)
+        .with_context(|| format!("cannot read {}", facts_path.display()))?;
+    let machine: Facts = serde_json::from_str(&facts_text)
+        .map_err(|e| anyhow::anyhow!("{} is corrupt or truncated ({e})", facts_path.display()))?;
+    for (id, m) in &file.metrics {
+        if m.stats.iters.len() != m.stats.times_ns.len() || m.stats.iters.is_empty() {
+            bail!(
+                "{} is corrupt: {id} has no samples or mismatched iters and times",
+                run_path.display()
+            );
+        }
+    }
+    Ok(Run {
+        machine,
+        metrics: file
+            .metrics
+            .into_iter()
+            .map(|(id, m)| (id, m.stats))
+            .collect(),
+        origin: Origin::Saved {
+            machine: file.machine,
+            label: file.label,
+            dir: dir.to_path_buf(),
+        },
+        meta: file.meta,
+    })
+}
+
+/// What `save` writes besides the run itself.
+pub struct SaveOptions<'a> {
+    pub machine: &'a str,
+    pub label: &'a str,
+    pub force: bool,
+    /// SUMMARY.txt, complete.
+    pub summary: &'a str,
+    /// (metric id, folded-stack file) to copy into profiles/.
+    pub profiles: &'a [(String, PathBuf)],
+}
+
+/// Saves `run` as `<root>/<machine>/<label>/`, atomically: everything is
+/// written to a temporary directory beside it, then renamed into place. An
+/// existing label is replaced only with `force`, and then only once the new
+/// one is complete.
+pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
+    check_name("machine", opts.machine)?;
+    check_name("label", opts.label)?;
+    if run.metrics.is_empty() {
+        bail!("nothing to save: the run has no metric results");
+    }
+    if root.exists() && !root.is_dir() {
+        bail!("results directory {} is not a directory", root.display());
+    }
+    let mdir = root.join(opts.machine);
+    fs::create_dir_all(&mdir)
+        .with_context(|| format!("cannot write results directory {}", mdir.display()))?;
+    let dest = mdir.join(opts.label);
+    if dest.exists() && !opts.force {
+        bail!(
+            "{} already exists: choose another label or pass --force to replace it",
+            dest.display()
+        );
+    }
+    let tmp = mdir.join(format!(".tmp-{}-{}", opts.label, std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    let written = write_run_dir(&tmp, run, opts);
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if dest.exists() {
+        // rename(2) cannot replace a non-empty directory: move the old one
+        // aside, move the new one in, and only then delete the old.
+        let old = mdir.join(format!(".old-{}-{}", opts.label, std::process::id()));
+        if let Err(e) = fs::rename(&dest, &old) {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
+        }
+        if let Err(e) = fs::rename(&tmp, &dest) {
+            let _ = fs::rename(&old, &dest);
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
+        }
+        let _ = fs::remove_dir_all(&old);
+    } else if let Err(e) = fs::rename(&tmp, &dest) {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e).with_context(|| format!("cannot create {}", dest.display()));
+    }
+    Ok(dest)
+}
+
+fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
+    fs::create_dir(tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let metrics = run
+        .metrics
+        .iter()
+        .map(|(id, s)| {
+            let unit = Metric::by_id(id).map_or("ns", |m| m.unit.label());
+            let saved = SavedMetric {
+                unit: unit.to_string(),
+                samples: s.iters.len(),
+                stats: s.clone(),
+            };
+            (id.clone(), saved)
+        })
+        .collect();
+    let file = RunFile {
+        schema: SCHEMA,
+        machine: opts.machine.to_string(),
+        label: opts.label.to_string(),
+        meta: run.meta.clone(),
+        metrics,
+    };
+    write_file(&tmp.join("run.json"), &serde_json::to_vec_pretty(&file)?)?;
+    write_file(
+        &tmp.join("machine.json"),
+        &serde_json::to_vec_pretty(&run.machine)?,
+    )?;
+    write_file(&tmp.join("SUMMARY.txt"), opts.summary.as_bytes())?;
+    if !opts.profiles.is_empty() {
+        let pdir = tmp.join("profiles");
+        fs::create_dir(&pdir).with_context(|| format!("cannot write {}", pdir.display()))?;
+        for (id, src) in opts.profiles {
+            let bytes =
+                fs::read(src).with_context(|| format!("cannot read profile {}", src.display()))?;
+            write_file(&pdir.join(profile_file_name(id)), &bytes)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f =
+        fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes `bytes` to `path` atomically (temporary file beside it, renamed).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    write_file(&tmp, bytes)?;
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        anyhow::anyhow!("cannot write {}: {e}", path.display())
+    })
+}
+
+/// The suite, tools and time of a run made now.
+pub fn current_meta(runs_pooled: u32) -> Meta {
+    let root = workspace::root();
+    Meta {
+        suite_version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: git_commit(&root),
+        criterion_version: criterion_version(&root),
+        date: utc_now(),
+        runs_pooled,
+    }
+}
+
+fn git_commit(root: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "HEAD"])?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{head}-dirty") } else { head })
+}
+
+/// Criterion's version as locked in Cargo.lock: what the benches built with.
+fn criterion_version(root: &Path) -> Option<String> {
+    let lock = fs::read_to_string(root.join("Cargo.lock")).ok()?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l.trim() == "name = \"criterion\"" {
+            let v = lines.next()?.trim().strip_prefix("version = ")?;
+            return Some(v.trim_matches('"').to_string());
+        }
+    }
+    None
+}
+
+/// The current time as RFC 3339 UTC (days-to-civil, Howard Hinnant's).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_restricted() {
+        for ok in ["vm", "before-6.8", "a_1", "X.Y"] {
+            assert!(check_name("label", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".",
+            "..",
+            "a/b",
+            "-x",
+            "a b",
+            ".hidden",
+            &"x".repeat(65),
+        ] {
+            assert!(check_name("label", bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn profile_names_flatten_ids() {
+        assert_eq!(
+            profile_file_name("lat_fs/create/10k"),
+            "lat_fs__create__10k.folded"
+        );
+    }
+
+    #[test]
+    fn dates_are_rfc3339() {
+        let d = utc_now();
+        assert_eq!(d.len(), 20, "{d}");
+        assert!(d.starts_with("20") && d.ends_with('Z'));
+    }
+}

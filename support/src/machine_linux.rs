@@ -1,0 +1,208 @@
+//! Linux machine facts that explain a difference between two runs beyond
+//! the hardware: mitigations, boot command line, THP, cpufreq and cpuidle,
+//! hypervisor, distribution, topology, load. Each is read from /proc or
+//! /sys; a file that is absent or unreadable becomes `None`, never an error.
+
+use crate::machine::Facts;
+
+#[cfg(target_os = "linux")]
+pub fn facts(f: &mut Facts) {
+    use crate::machine::read_fact;
+
+    // Every mitigation verbatim: a kernel update changes these first.
+    let vuln = "/sys/devices/system/cpu/vulnerabilities";
+    if let Ok(dir) = std::fs::read_dir(vuln) {
+        let mut names: Vec<String> = dir
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for n in names {
+            f.set(&format!("vuln.{n}"), read_fact(format!("{vuln}/{n}")));
+        }
+    }
+    f.set("cmdline", read_fact("/proc/cmdline"));
+    f.set(
+        "thp_defrag",
+        read_fact("/sys/kernel/mm/transparent_hugepage/defrag"),
+    );
+    f.set("aslr", read_fact("/proc/sys/kernel/randomize_va_space"));
+    f.set(
+        "clocksource_available",
+        read_fact("/sys/devices/system/clocksource/clocksource0/available_clocksource"),
+    );
+
+    let cpu = "/sys/devices/system/cpu";
+    f.set(
+        "cpufreq_driver",
+        read_fact(format!("{cpu}/cpu0/cpufreq/scaling_driver")),
+    );
+    f.set(
+        "cpufreq_governor",
+        read_fact(format!("{cpu}/cpu0/cpufreq/scaling_governor")),
+    );
+    // Boost is `cpufreq/boost` (acpi-cpufreq, amd-pstate) or the inverse
+    // `intel_pstate/no_turbo`.
+    f.set(
+        "cpufreq_boost",
+        read_fact(format!("{cpu}/cpufreq/boost")).or_else(|| {
+            read_fact(format!("{cpu}/intel_pstate/no_turbo"))
+                .map(|v| if v == "1" { "0" } else { "1" }.to_string())
+        }),
+    );
+    f.set(
+        "cpuidle_driver",
+        read_fact(format!("{cpu}/cpuidle/current_driver")),
+    );
+    f.set(
+        "cpuidle_governor",
+        read_fact(format!("{cpu}/cpuidle/current_governor"))
+            .or_else(|| read_fact(format!("{cpu}/cpuidle/current_governor_ro"))),
+    );
+    f.set("smt", read_fact(format!("{cpu}/smt/control")));
+    f.set("topology", topology(cpu));
+    f.set("numa_nodes", numa_nodes());
+    f.set("hypervisor", hypervisor());
+    f.set("dmi_vendor", read_fact("/sys/class/dmi/id/sys_vendor"));
+    f.set("dmi_product", read_fact("/sys/class/dmi/id/product_name"));
+    f.set("bios_version", read_fact("/sys/class/dmi/id/bios_version"));
+
+    let os_release = read_fact("/etc/os-release").or_else(|| read_fact("/usr/lib/os-release"));
+    f.set(
+        "distro",
+        os_release
+            .as_deref()
+            .and_then(|t| os_release_field(t, "PRETTY_NAME")),
+    );
+    f.set("os_release_file", os_release);
+    f.set("loadavg", read_fact("/proc/loadavg"));
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn facts(_f: &mut Facts) {}
+
+/// One `KEY=value` of /etc/os-release, quotes removed.
+pub fn os_release_field(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+/// "S sockets, C cores, T threads" from each cpu's topology directory.
+#[cfg(target_os = "linux")]
+fn topology(cpu: &str) -> Option<String> {
+    use crate::machine::read_fact;
+    use std::collections::BTreeSet;
+    let mut packages = BTreeSet::new();
+    let mut cores = BTreeSet::new();
+    let mut threads = 0;
+    for e in std::fs::read_dir(cpu).ok()?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name
+            .strip_prefix("cpu")
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+        {
+            continue;
+        }
+        let t = e.path().join("topology");
+        let (Some(pkg), Some(core)) = (
+            read_fact(t.join("physical_package_id")),
+            read_fact(t.join("core_id")),
+        ) else {
+            continue;
+        };
+        threads += 1;
+        cores.insert((pkg.clone(), core));
+        packages.insert(pkg);
+    }
+    (threads > 0).then(|| {
+        format!(
+            "{} sockets, {} cores, {threads} threads",
+            packages.len(),
+            cores.len()
+        )
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn numa_nodes() -> Option<String> {
+    let n = std::fs::read_dir("/sys/devices/system/node")
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_prefix("node")
+                .is_some_and(|i| i.parse::<u32>().is_ok())
+        })
+        .count();
+    (n > 0).then(|| n.to_string())
+}
+
+/// "none", or the hypervisor's name: the CPU's `hypervisor` flag, then its
+/// CPUID vendor signature on x86, else /sys/hypervisor/type.
+#[cfg(target_os = "linux")]
+fn hypervisor() -> Option<String> {
+    use crate::machine::read_fact;
+    if let Some(t) = read_fact("/sys/hypervisor/type") {
+        return Some(t);
+    }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let flags = cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == "flags").then_some(v)
+    })?;
+    if !flags.split_whitespace().any(|f| f == "hypervisor") {
+        return Some("none".to_string());
+    }
+    Some(cpuid_hypervisor().unwrap_or_else(|| "yes".to_string()))
+}
+
+/// The hypervisor vendor signature of CPUID leaf 0x40000000 ("KVMKVMKVM",
+/// "Microsoft Hv", "VMwareVMware"...), when the CPU has the hypervisor flag.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn cpuid_hypervisor() -> Option<String> {
+    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x40000000 is reserved
+    // for hypervisors and returns zeros or garbage on bare metal, which we
+    // only call under the hypervisor flag. (Newer Rust made __cpuid safe;
+    // the unsafe block keeps older toolchains building.)
+    #[allow(unused_unsafe)]
+    let r = unsafe { std::arch::x86_64::__cpuid(0x4000_0000) };
+    let bytes: Vec<u8> = [r.ebx, r.ecx, r.edx]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .filter(|b| *b != 0)
+        .collect();
+    let s = String::from_utf8_lossy(&bytes).trim().to_string();
+    (!s.is_empty() && s.chars().all(|c| c.is_ascii_graphic() || c == ' ')).then_some(s)
+}
+
+#[cfg(all(target_os = "linux", not(target_arch = "x86_64")))]
+fn cpuid_hypervisor() -> Option<String> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_release_fields_lose_quotes() {
+        let t = "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian 12\"\nID=debian\n";
+        assert_eq!(
+            os_release_field(t, "PRETTY_NAME").as_deref(),
+            Some("Debian 12")
+        );
+        assert_eq!(os_release_field(t, "ID").as_deref(), Some("debian"));
+        assert_eq!(os_release_field(t, "VERSION"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn collects_without_error() {
+        let f = crate::machine::Facts::collect();
+        assert!(f.0.contains_key("cmdline"));
+        assert!(f.get("rustc").is_some_and(|v| v.starts_with("rustc")));
+        assert!(f.0.contains_key("hypervisor"));
+    }
+}
