@@ -56,11 +56,9 @@ fn summary_renders_the_processes_table() {
 
 #[test]
 fn missing_results_is_one_clear_line() {
-    let o = lmbench(
-        std::path::Path::new("/nonexistent/lmbench-criterion"),
-        &["summary"],
-    );
-    assert_one_line_error(&o, "no Criterion results at /nonexistent/lmbench-criterion");
+    let env = Env::new();
+    let o = env.lmbench(&["summary"]);
+    fails_with(&o, "no Criterion results at");
 }
 
 #[test]
