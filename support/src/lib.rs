@@ -12,7 +12,9 @@ pub mod catalog;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
+pub mod ipc;
 pub mod machine;
 pub mod peer;
 pub mod proc;
+pub mod rpc;
 pub mod sys;
