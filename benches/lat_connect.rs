@@ -5,13 +5,14 @@
 //! connect(2) to 127.0.0.1 + close(2). The server, a fresh small process
 //! (`lmbench-peer accept`), accepts and closes each connection.
 //!
-//! TIME_WAIT, handled deliberately: the server sets SO_LINGER {on, 0} on
-//! every accepted socket, so its close is a reset; the client's socket is
-//! then closed outright too. Neither side keeps a TIME_WAIT socket, so
-//! hundreds of thousands of connects neither exhaust the ephemeral ports
-//! nor fill the TIME_WAIT table, and the client's timed region holds
-//! exactly lmbench's three calls (no extra setsockopt). lmbench lets
-//! TIME_WAIT pile up, which is one reason its figure is bimodal run to run.
+//! TIME_WAIT, handled deliberately: the server waits for our close (its
+//! read sees EOF), then closes with SO_LINGER {on, 0}, a reset. We close
+//! first, so our socket waits in FIN_WAIT2 until the reset and then
+//! vanishes; the server never sends a FIN. Neither side keeps a TIME_WAIT
+//! socket, so hundreds of thousands of connects neither exhaust the
+//! ephemeral ports nor fill the TIME_WAIT table, and our timed region
+//! holds exactly lmbench's three calls (no extra setsockopt). lmbench lets
+//! TIME_WAIT pile up, one reason its figure is bimodal run to run.
 //!
 //! A server that dies refuses the next connect at once. One that stops
 //! accepting would make connect wait for SYN retransmits once the backlog

@@ -58,17 +58,29 @@ pub fn socketpair() -> io::Result<(OwnedFd, OwnedFd)> {
     cvt(unsafe {
         libc::socketpair(
             libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            libc::SOCK_STREAM | SOCK_CLOEXEC,
             0,
             fds.as_mut_ptr(),
         )
     })?;
-    Ok((owned(fds[0])?, owned(fds[1])?))
+    let (a, b) = (owned(fds[0])?, owned(fds[1])?);
+    set_cloexec(a.as_raw_fd())?;
+    set_cloexec(b.as_raw_fd())?;
+    Ok((a, b))
 }
+
+/// SOCK_CLOEXEC where socket(2) takes it (Linux); elsewhere close-on-exec
+/// is set right after creation.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SOCK_CLOEXEC: libc::c_int = libc::SOCK_CLOEXEC;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const SOCK_CLOEXEC: libc::c_int = 0;
 
 fn socket(kind: libc::c_int) -> io::Result<OwnedFd> {
     // SAFETY: plain socket(2) call.
-    owned(unsafe { libc::socket(libc::AF_INET, kind | libc::SOCK_CLOEXEC, 0) })
+    let fd = owned(unsafe { libc::socket(libc::AF_INET, kind | SOCK_CLOEXEC, 0) })?;
+    set_cloexec(fd.as_raw_fd())?;
+    Ok(fd)
 }
 
 fn loopback(port: u16) -> libc::sockaddr_in {
