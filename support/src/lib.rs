@@ -12,8 +12,10 @@ pub mod catalog;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
+pub mod ipc;
 pub mod machine;
 mod machine_linux;
 pub mod peer;
 pub mod proc;
+pub mod rpc;
 pub mod sys;

@@ -8,9 +8,17 @@
 //! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
 //! its program's `METRICS`, and (if the summary shows it) one column.
 
+pub mod lat_connect;
+pub mod lat_ctx;
+pub mod lat_pipe;
 pub mod lat_proc;
+pub mod lat_rpc;
+pub mod lat_select;
 pub mod lat_sig;
 pub mod lat_syscall;
+pub mod lat_tcp;
+pub mod lat_udp;
+pub mod lat_unix;
 
 pub mod tables;
 
@@ -125,7 +133,19 @@ pub struct Program {
 }
 
 /// Every program of the suite, in the order `lmbench run` runs them.
-pub static PROGRAMS: &[&Program] = &[&lat_syscall::PROGRAM, &lat_sig::PROGRAM, &lat_proc::PROGRAM];
+pub static PROGRAMS: &[&Program] = &[
+    &lat_syscall::PROGRAM,
+    &lat_sig::PROGRAM,
+    &lat_proc::PROGRAM,
+    &lat_select::PROGRAM,
+    &lat_ctx::PROGRAM,
+    &lat_pipe::PROGRAM,
+    &lat_unix::PROGRAM,
+    &lat_udp::PROGRAM,
+    &lat_tcp::PROGRAM,
+    &lat_rpc::PROGRAM,
+    &lat_connect::PROGRAM,
+];
 
 /// Every metric of every program.
 pub fn all_metrics() -> impl Iterator<Item = &'static Metric> {

@@ -8,14 +8,24 @@
 
 use std::io::{self, BufRead, Write};
 
+pub mod accept;
+pub mod ctx;
+pub mod echo;
 pub mod proc;
+pub mod rpc;
 
 /// Every mode: its name and its entry point (given the arguments after
 /// the mode name).
 /// A mode's entry point, given the arguments after the mode name.
 type ModeMain = fn(&[String]) -> io::Result<()>;
 
-static MODES: &[(&str, ModeMain)] = &[("proc", |_| serve(proc::request))];
+static MODES: &[(&str, ModeMain)] = &[
+    ("proc", |_| serve(proc::request)),
+    ("ctx", ctx::main),
+    ("echo", echo::main),
+    ("accept", accept::main),
+    ("rpc", rpc::main),
+];
 
 /// Entry point of `lmbench-peer`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {

@@ -1,17 +1,19 @@
-use crate::catalog::{Column, Source, Table, Unit};
+use crate::catalog::{
+    lat_connect, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, Column, Source, Table, Unit,
+};
 
 pub static COMM_LAT: Table = Table {
     key: "comm_lat",
     title: "*Local* Communication latencies in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 5, Source::Pending),
-        Column::new("Pipe", "", 5, Source::Pending),
-        Column::new("AF", "UNIX", 5, Source::Pending),
-        Column::new("UDP", "", 5, Source::Pending),
-        Column::new("RPC/", "UDP", 5, Source::Pending),
-        Column::new("TCP", "", 5, Source::Pending),
-        Column::new("RPC/", "TCP", 5, Source::Pending),
-        Column::new("TCP", "conn", 5, Source::Pending),
+        Column::new("2p/0K", "ctxsw", 5, Source::Derived(super::ctx::ctx_2p_0k)),
+        Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PIPE)),
+        Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::STREAM)),
+        Column::new("UDP", "", 5, Source::Metric(&lat_udp::UDP)),
+        Column::new("RPC/", "UDP", 5, Source::Metric(&lat_rpc::UDP)),
+        Column::new("TCP", "", 5, Source::Metric(&lat_tcp::TCP)),
+        Column::new("RPC/", "TCP", 5, Source::Metric(&lat_rpc::TCP)),
+        Column::new("TCP", "conn", 5, Source::Metric(&lat_connect::TCP)),
     ],
 };

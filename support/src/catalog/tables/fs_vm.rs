@@ -12,6 +12,11 @@ pub static FS_VM: Table = Table {
         Column::new("Mmap", "Latency", 7, Source::Pending),
         Column::new("Prot", "Fault", 5, Source::Pending),
         Column::new("Page", "Fault", 7, Source::Pending),
-        Column::new("100fd", "selct", 5, Source::Pending),
+        Column::new(
+            "100fd",
+            "selct",
+            5,
+            Source::Metric(&crate::catalog::lat_select::FILE_100),
+        ),
     ],
 };

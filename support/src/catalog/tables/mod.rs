@@ -12,7 +12,7 @@ mod sysparams;
 
 pub use comm_bw::COMM_BW;
 pub use comm_lat::COMM_LAT;
-pub use ctx::CTX;
+pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
 pub use mem_lat::MEM_LAT;
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
@@ -30,6 +30,7 @@ pub static TABLES: &[&Table] = &[
     &OPS_FLOAT,
     &OPS_DOUBLE,
     &CTX,
+    &CTX_PINNED,
     &COMM_LAT,
     &FS_VM,
     &COMM_BW,

@@ -1,4 +1,4 @@
-use crate::catalog::{lat_proc, lat_sig, lat_syscall, Column, Source, Table, Unit};
+use crate::catalog::{lat_proc, lat_select, lat_sig, lat_syscall, Column, Source, Table, Unit};
 
 pub static PROCESSES: Table = Table {
     key: "processes",
@@ -15,7 +15,7 @@ pub static PROCESSES: Table = Table {
         ),
         Column::new("stat", "", 4, Source::Metric(&lat_syscall::STAT)),
         Column::new("open", "clos", 4, Source::Metric(&lat_syscall::OPEN)),
-        Column::new("slct", "TCP", 4, Source::Pending),
+        Column::new("slct", "TCP", 4, Source::Metric(&lat_select::TCP_100)),
         Column::new("sig", "inst", 4, Source::Metric(&lat_sig::INSTALL)),
         Column::new(
             "sig",

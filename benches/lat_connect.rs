@@ -1,0 +1,73 @@
+//! lat_connect: TCP connection set-up on loopback.
+//! Run: `cargo bench --bench lat_connect` (or `lmbench run lat_connect`).
+//!
+//! Method (lmbench's lat_connect): each iteration is socket(2) +
+//! connect(2) to 127.0.0.1 + close(2). The server, a fresh small process
+//! (`lmbench-peer accept`), accepts and closes each connection.
+//!
+//! TIME_WAIT, handled deliberately: the server waits for our close (its
+//! read sees EOF), then closes with SO_LINGER {on, 0}, a reset. We close
+//! first, so our socket waits in FIN_WAIT2 until the reset and then
+//! vanishes; the server never sends a FIN. Neither side keeps a TIME_WAIT
+//! socket, so hundreds of thousands of connects neither exhaust the
+//! ephemeral ports nor fill the TIME_WAIT table, and our timed region
+//! holds exactly lmbench's three calls (no extra setsockopt). lmbench lets
+//! TIME_WAIT pile up, one reason its figure is bimodal run to run.
+//!
+//! A server that dies refuses the next connect at once. One that stops
+//! accepting would make connect wait for SYN retransmits once the backlog
+//! fills, so a watchdog kills it after 3 s without progress (its listening
+//! socket closes; the next SYN is refused).
+
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_connect::{self as cat, PROGRAM};
+use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::ipc::{self, Watchdog};
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+
+fn lat_connect(c: &mut Criterion) {
+    let m = &cat::TCP;
+    let (listener, port) = check(m, "listen on 127.0.0.1", ipc::tcp_listener());
+    let server = check(
+        m,
+        "start the accept server",
+        ipc::spawn_with_fds(PEER, &["accept"], &[listener.as_raw_fd()]),
+    );
+    drop(listener);
+    let dog = Watchdog::new(server.id(), Duration::from_secs(3));
+    let connect = || -> std::io::Result<()> {
+        let fd = ipc::tcp_socket()?;
+        ipc::connect(fd.as_raw_fd(), port)?;
+        drop(fd); // close(2)
+        Ok(())
+    };
+    check(m, "untimed connect", connect());
+
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    g.bench(m, |iters| {
+        dog.arm();
+        let start = Instant::now();
+        for _ in 0..iters {
+            if let Err(e) = connect() {
+                failed(m, format_args!("connect to 127.0.0.1:{port}: {e}"));
+            }
+            dog.tick();
+        }
+        let took = start.elapsed();
+        dog.disarm();
+        took
+    });
+    g.finish();
+    drop(server);
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_connect
+}
+criterion_main!(benches);

@@ -1,0 +1,62 @@
+//! lat_pipe: latency of a round trip through pipes.
+//! Run: `cargo bench --bench lat_pipe` (or `lmbench run lat_pipe`).
+//!
+//! Method (lmbench's lat_pipe): two pipes to an echo peer, a fresh small
+//! process (`lmbench-peer echo split`) holding the far ends. Each
+//! iteration writes 1 byte and reads the 1-byte answer: one round trip,
+//! not halved. The byte is the low byte of a sequence number and is
+//! checked, so a stale or wrong answer fails the bench.
+//!
+//! A pipe has no receive timeout, so a watchdog thread kills a peer that
+//! stops answering for 3 s; our read then sees EOF and the bench fails with
+//! the metric id (a peer that dies gives EOF at once). The watchdog's cost
+//! in the loop is one relaxed atomic store per round trip.
+
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_pipe::{self as cat, PROGRAM};
+use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::ipc::{self, Watchdog};
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+
+fn lat_pipe(c: &mut Criterion) {
+    let m = &cat::PIPE;
+    let (req_r, req_w) = check(m, "pipe", ipc::pipe());
+    let (ans_r, ans_w) = check(m, "pipe", ipc::pipe());
+    let peer = check(
+        m,
+        "start the echo peer",
+        ipc::spawn_with_fds(
+            PEER,
+            &["echo", "split"],
+            &[req_r.as_raw_fd(), ans_w.as_raw_fd()],
+        ),
+    );
+    // The peer holds the only copies of its ends: its death is our EOF.
+    drop((req_r, ans_w));
+    let dog = Watchdog::new(peer.id(), Duration::from_secs(3));
+    let (w, r) = (req_w.as_raw_fd(), ans_r.as_raw_fd());
+    check(
+        m,
+        "untimed round trip",
+        ipc::echo_loop(w, r, 1, 1, Some(&dog)),
+    );
+
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    g.bench(m, |iters| {
+        check(m, "round trip", ipc::echo_loop(w, r, 1, iters, Some(&dog)))
+    });
+    g.finish();
+    drop((req_w, ans_r));
+    drop(peer);
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_pipe
+}
+criterion_main!(benches);

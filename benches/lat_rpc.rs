@@ -1,0 +1,73 @@
+//! lat_rpc: ONC (Sun) RPC call latency over UDP and TCP on loopback.
+//! Run: `cargo bench --bench lat_rpc` (or `lmbench run lat_rpc`).
+//!
+//! Method (lmbench's lat_rpc): program 404040 version 1, procedure 1 takes
+//! a char and returns it; one call per iteration on a client made once
+//! (the TCP connection is made untimed). The server is a fresh small
+//! process (`lmbench-peer rpc`) speaking real ONC RPC (RFC 5531, XDR,
+//! record marking on TCP; see `lmbench_support::rpc`), on 127.0.0.1 ports
+//! the kernel picks, told to the client directly: no portmapper.
+//!
+//! Each reply's xid and char are checked. Where we differ from lmbench: a
+//! UDP call unanswered for 100 ms is sent again and counted (printed after
+//! the group) rather than failing after lmbench's 25 ms budget; a call
+//! unanswered for 3 s, or a dead server, fails the bench with its id.
+
+use std::os::fd::AsRawFd;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_rpc::{self as cat, PROGRAM};
+use lmbench_support::catalog::Metric;
+use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::{ipc, rpc};
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+
+fn lat_rpc(c: &mut Criterion) {
+    let m = &cat::UDP;
+    let (udp, udp_port) = check(m, "bind UDP on 127.0.0.1", ipc::udp_socket());
+    let (listener, tcp_port) = check(&cat::TCP, "listen on 127.0.0.1", ipc::tcp_listener());
+    let server = check(
+        m,
+        "start the RPC server",
+        ipc::spawn_with_fds(PEER, &["rpc"], &[udp.as_raw_fd(), listener.as_raw_fd()]),
+    );
+    drop((udp, listener));
+
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    let clients: [(&'static Metric, rpc::Client); 2] = [
+        (m, check(m, "UDP client", rpc::Client::udp(udp_port))),
+        (
+            &cat::TCP,
+            check(&cat::TCP, "TCP client", rpc::Client::tcp(tcp_port)),
+        ),
+    ];
+    for (metric, mut client) in clients {
+        check(metric, "untimed call", client.call_char(b'!'));
+        g.bench(metric, |iters| {
+            let start = Instant::now();
+            for i in 0..iters {
+                if let Err(e) = client.call_char(i as u8) {
+                    failed(metric, e);
+                }
+            }
+            start.elapsed()
+        });
+        if client.retransmissions > 0 {
+            eprintln!(
+                "{}: {} UDP calls were sent again after 100 ms without an answer",
+                metric.id, client.retransmissions
+            );
+        }
+    }
+    g.finish();
+    drop(server);
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_rpc
+}
+criterion_main!(benches);

@@ -1,0 +1,165 @@
+//! lat_ctx: context switching in a ring of processes passing a token.
+//!
+//! The saved figures are RAW: one trip of the token round the ring (P
+//! hand-offs), and the single-process overhead per hand-off. The summary
+//! computes lmbench's figure, raw / P - overhead (see `tables::ctx`), so a
+//! reader of the saved data can redo the arithmetic.
+use super::{Metric, Program, Unit::Micros};
+
+macro_rules! ring {
+    ($name:ident, $id:literal, $p:literal, $k:literal, $where:literal) => {
+        pub static $name: Metric = Metric::median(
+            $id,
+            Micros,
+            concat!(
+                "one trip of a 4-byte token round a ring of ",
+                $p,
+                " processes over pipes (",
+                $p,
+                " hand-offs), each summing its private ",
+                $k,
+                " KB working set on receipt; ",
+                $where,
+                "; raw, before dividing by P and subtracting the overhead"
+            ),
+        );
+    };
+}
+
+ring!(
+    U2P_0K,
+    "lat_ctx/unpinned/2p_0k",
+    "2",
+    "0",
+    "unpinned, as lmbench"
+);
+ring!(
+    U2P_16K,
+    "lat_ctx/unpinned/2p_16k",
+    "2",
+    "16",
+    "unpinned, as lmbench"
+);
+ring!(
+    U2P_64K,
+    "lat_ctx/unpinned/2p_64k",
+    "2",
+    "64",
+    "unpinned, as lmbench"
+);
+ring!(
+    U8P_16K,
+    "lat_ctx/unpinned/8p_16k",
+    "8",
+    "16",
+    "unpinned, as lmbench"
+);
+ring!(
+    U8P_64K,
+    "lat_ctx/unpinned/8p_64k",
+    "8",
+    "64",
+    "unpinned, as lmbench"
+);
+ring!(
+    U16P_16K,
+    "lat_ctx/unpinned/16p_16k",
+    "16",
+    "16",
+    "unpinned, as lmbench"
+);
+ring!(
+    U16P_64K,
+    "lat_ctx/unpinned/16p_64k",
+    "16",
+    "64",
+    "unpinned, as lmbench"
+);
+
+ring!(
+    P2P_0K,
+    "lat_ctx/pinned/2p_0k",
+    "2",
+    "0",
+    "every member pinned to one CPU"
+);
+ring!(
+    P2P_16K,
+    "lat_ctx/pinned/2p_16k",
+    "2",
+    "16",
+    "every member pinned to one CPU"
+);
+ring!(
+    P2P_64K,
+    "lat_ctx/pinned/2p_64k",
+    "2",
+    "64",
+    "every member pinned to one CPU"
+);
+ring!(
+    P8P_16K,
+    "lat_ctx/pinned/8p_16k",
+    "8",
+    "16",
+    "every member pinned to one CPU"
+);
+ring!(
+    P8P_64K,
+    "lat_ctx/pinned/8p_64k",
+    "8",
+    "64",
+    "every member pinned to one CPU"
+);
+ring!(
+    P16P_16K,
+    "lat_ctx/pinned/16p_16k",
+    "16",
+    "16",
+    "every member pinned to one CPU"
+);
+ring!(
+    P16P_64K,
+    "lat_ctx/pinned/16p_64k",
+    "16",
+    "64",
+    "every member pinned to one CPU"
+);
+
+macro_rules! overhead {
+    ($name:ident, $id:literal, $k:literal) => {
+        pub static $name: Metric = Metric::median(
+            $id,
+            Micros,
+            concat!(
+                "in one process: write the token to a pipe, read it back, sum the ",
+                $k,
+                " KB working set (the non-switch cost of one hand-off)"
+            ),
+        );
+    };
+}
+
+overhead!(OVH_0K, "lat_ctx/overhead/0k", "0");
+overhead!(OVH_16K, "lat_ctx/overhead/16k", "16");
+overhead!(OVH_64K, "lat_ctx/overhead/64k", "64");
+
+/// The ring shapes of the summary: (processes, KB, unpinned, pinned, overhead).
+pub static SHAPES: [(usize, usize, &Metric, &Metric, &Metric); 7] = [
+    (2, 0, &U2P_0K, &P2P_0K, &OVH_0K),
+    (2, 16, &U2P_16K, &P2P_16K, &OVH_16K),
+    (2, 64, &U2P_64K, &P2P_64K, &OVH_64K),
+    (8, 16, &U8P_16K, &P8P_16K, &OVH_16K),
+    (8, 64, &U8P_64K, &P8P_64K, &OVH_64K),
+    (16, 16, &U16P_16K, &P16P_16K, &OVH_16K),
+    (16, 64, &U16P_64K, &P16P_64K, &OVH_64K),
+];
+
+pub static PROGRAM: Program = Program {
+    name: "lat_ctx",
+    about: "context switching: a token round a ring of processes, each touching a working set",
+    metrics: &[
+        &OVH_0K, &OVH_16K, &OVH_64K, &U2P_0K, &U2P_16K, &U2P_64K, &U8P_16K, &U8P_64K, &U16P_16K,
+        &U16P_64K, &P2P_0K, &P2P_16K, &P2P_64K, &P8P_16K, &P8P_64K, &P16P_16K, &P16P_64K,
+    ],
+};

@@ -1,0 +1,14 @@
+//! lat_udp: round trip of a datagram over loopback.
+use super::{Metric, Program, Unit::Micros};
+
+pub static UDP: Metric = Metric::median(
+    "lat_udp/udp",
+    Micros,
+    "send a 4-byte datagram carrying a sequence number on a connected loopback UDP socket, receive the echo and check its number",
+);
+
+pub static PROGRAM: Program = Program {
+    name: "lat_udp",
+    about: "UDP latency: one datagram round trip to an echo process on 127.0.0.1",
+    metrics: &[&UDP],
+};

@@ -1,0 +1,250 @@
+//! `lmbench-peer ctx P K [pin]`: lmbench's lat_ctx ring, run from this
+//! small process. It makes P pipes and forks P-1 ring members (this process
+//! is member 0, the driver); pipe i carries the token from member i to
+//! member i+1 mod P. Every member owns a private K KB working set (zeroed
+//! once) and, on each receipt of the 4-byte token, sums it word by word
+//! before passing the token on. With `pin` (Linux), this process binds
+//! itself to one CPU before forking, so every member runs on that CPU.
+//!
+//! Requests: `run N` → N trips round the ring (N*P hand-offs), replying
+//! the nanoseconds; `overhead N` → N times: write the token to a private
+//! pipe, read it back, sum the K KB set (no switch: lmbench's overhead),
+//! replying the nanoseconds; `ping` → `pong cpu=C|any`.
+//!
+//! A member that dies closes its pipe ends, so its successor reads EOF and
+//! exits too; the driver then reads EOF and answers `err`. Members get
+//! PR_SET_PDEATHSIG, and the driver kills and reaps them when it exits.
+
+use std::hint::black_box;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use crate::{ipc, sys};
+
+const TOKEN: [u8; 4] = *b"ctx!";
+
+pub fn main(args: &[String]) -> io::Result<()> {
+    let bad = || io::Error::other(format!("bad arguments {args:?}; want P K [pin]"));
+    let (p, k, pin) = match args {
+        [p, k] => (p, k, false),
+        [p, k, pin] if pin == "pin" => (p, k, true),
+        _ => return Err(bad()),
+    };
+    let p: usize = p
+        .parse()
+        .ok()
+        .filter(|&p| (1..=64).contains(&p))
+        .ok_or_else(bad)?;
+    let k: usize = k.parse().ok().filter(|&k| k <= 64 * 1024).ok_or_else(bad)?;
+    let cpu = if pin { Some(pin_to_one_cpu()?) } else { None };
+    let ring = Ring::start(p, k)?;
+    let (self_r, self_w) = ipc::pipe()?;
+    let mut set = WorkingSet::new(k);
+    super::serve(|words| match words {
+        ["ping"] => Ok(match cpu {
+            Some(c) => format!("pong cpu={c}"),
+            None => "pong cpu=any".into(),
+        }),
+        ["run", n] => {
+            let n: u64 = n.parse().map_err(|_| bad())?;
+            ring.trips(n, &mut set).map(|ns| ns.to_string())
+        }
+        ["overhead", n] => {
+            let n: u64 = n.parse().map_err(|_| bad())?;
+            let start = sys::now_ns();
+            for _ in 0..n {
+                pass(self_w.as_raw_fd(), self_r.as_raw_fd(), &mut set)?;
+            }
+            Ok((sys::now_ns() - start).to_string())
+        }
+        _ => Err(io::Error::other(format!("bad request {words:?}"))),
+    })
+}
+
+/// A member's private working set, summed on every receipt of the token.
+struct WorkingSet(Vec<u32>);
+
+impl WorkingSet {
+    fn new(kbytes: usize) -> WorkingSet {
+        WorkingSet(vec![0u32; kbytes * 1024 / 4])
+    }
+
+    #[inline]
+    fn sum(&mut self) {
+        // black_box: the compiler must assume the set changed since the
+        // last pass and really read it every time.
+        let words = black_box(&mut self.0);
+        let s = words.iter().fold(0u32, |a, &w| a.wrapping_add(w));
+        black_box(s);
+    }
+}
+
+/// Writes the token to `w`, reads it from `r`, then sums the working set.
+#[inline]
+fn pass(w: RawFd, r: RawFd, set: &mut WorkingSet) -> io::Result<()> {
+    if sys::write(w, &TOKEN)? != TOKEN.len() {
+        return Err(io::Error::other("short token write"));
+    }
+    let mut got = [0u8; 4];
+    match sys::read(r, &mut got)? {
+        4 if got == TOKEN => {}
+        0 => return Err(io::Error::other("a ring member died (pipe closed)")),
+        n => return Err(io::Error::other(format!("bad token: {n} bytes {got:?}"))),
+    }
+    set.sum();
+    Ok(())
+}
+
+struct Ring {
+    /// The driver's ends: write to member 1, read from member P-1.
+    to_next: OwnedFd,
+    from_prev: OwnedFd,
+    members: Vec<libc::pid_t>,
+}
+
+impl Ring {
+    fn start(p: usize, k: usize) -> io::Result<Ring> {
+        let mut pipes: Vec<(OwnedFd, OwnedFd)> =
+            (0..p).map(|_| ipc::pipe()).collect::<io::Result<_>>()?;
+        let parent = sys::getpid();
+        let mut members = Vec::new();
+        for i in 1..p {
+            // SAFETY: this process is single-threaded, so the child may run
+            // any code (it allocates, loops and exits without returning).
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                let e = io::Error::last_os_error();
+                reap(&members);
+                return Err(e);
+            }
+            if pid == 0 {
+                let (from_prev, to_next) = (pipes[i - 1].0.as_raw_fd(), pipes[i].1.as_raw_fd());
+                // Keep only our two ends: a member's death must close the
+                // last copy of its write end, or its successor never sees EOF.
+                for fd in pipes
+                    .iter()
+                    .flat_map(|(r, w)| [r.as_raw_fd(), w.as_raw_fd()])
+                {
+                    if fd != from_prev && fd != to_next {
+                        // SAFETY: closing a descriptor this child never uses;
+                        // the OwnedFd is never dropped here (we _exit).
+                        unsafe { libc::close(fd) };
+                    }
+                }
+                let code = member(parent, k, from_prev, to_next);
+                // SAFETY: leave without running the parent's destructors.
+                unsafe { libc::_exit(code) }
+            }
+            members.push(pid);
+        }
+        let (from_prev, _) = pipes.pop().map(|(r, w)| (r, drop(w))).expect("p >= 1");
+        let to_next = if p == 1 {
+            // A ring of one: the token comes straight back (unused by lat_ctx).
+            let (r, w) = ipc::pipe()?;
+            drop(r);
+            w
+        } else {
+            let (r, w) = pipes.swap_remove(0);
+            drop(r);
+            w
+        };
+        drop(pipes);
+        Ok(Ring {
+            to_next,
+            from_prev,
+            members,
+        })
+    }
+
+    /// One untimed trip, then `n` timed trips; returns nanoseconds.
+    fn trips(&self, n: u64, set: &mut WorkingSet) -> io::Result<u64> {
+        let (w, r) = (self.to_next.as_raw_fd(), self.from_prev.as_raw_fd());
+        if self.members.is_empty() {
+            return Err(io::Error::other("a ring of one process has no switches"));
+        }
+        pass(w, r, set)?;
+        let start = sys::now_ns();
+        for _ in 0..n {
+            pass(w, r, set)?;
+        }
+        Ok(sys::now_ns() - start)
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        reap(&self.members);
+    }
+}
+
+fn reap(pids: &[libc::pid_t]) {
+    for &pid in pids {
+        let _ = sys::kill(pid, libc::SIGKILL);
+        // SAFETY: waiting for our own child; a null status is allowed.
+        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+    }
+}
+
+/// A ring member's life, in the forked child: returns its exit code.
+fn member(parent: libc::pid_t, k: usize, from_prev: RawFd, to_next: RawFd) -> i32 {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    // SAFETY: prctl with integer arguments touches no memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    }
+    // The driver may have died before prctl took effect.
+    // SAFETY: getppid cannot fail.
+    if unsafe { libc::getppid() } != parent {
+        return 1;
+    }
+    // Only the driver talks on stdin/stdout.
+    // SAFETY: closing inherited descriptors this process never uses.
+    unsafe {
+        libc::close(0);
+        libc::close(1);
+    }
+    let mut set = WorkingSet::new(k);
+    let mut tok = [0u8; 4];
+    loop {
+        match sys::read(from_prev, &mut tok) {
+            Ok(4) => {}
+            Ok(0) => return 0,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            _ => return 2,
+        }
+        set.sum();
+        if sys::write(to_next, &tok).ok() != Some(4) {
+            return 3;
+        }
+    }
+}
+
+/// Binds this process to one CPU (the last it may run on); returns it.
+#[cfg(target_os = "linux")]
+fn pin_to_one_cpu() -> io::Result<usize> {
+    // SAFETY: a zeroed cpu_set_t is the empty set; the calls get its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        if libc::sched_getaffinity(0, size, &mut set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let cpu = (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&c| libc::CPU_ISSET(c, &set))
+            .ok_or_else(|| io::Error::other("empty CPU affinity mask"))?;
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        if libc::sched_setaffinity(0, size, &one) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(cpu)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pin_to_one_cpu() -> io::Result<usize> {
+    Err(io::Error::other(
+        "pinning to one CPU is implemented on Linux only",
+    ))
+}

@@ -1,0 +1,185 @@
+//! The peers of the communication benches: they echo, they die with a
+//! clear error on our side (never a hang), and the RPC server survives
+//! garbage.
+
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use lmbench_support::catalog::{lat_pipe, lat_tcp};
+use lmbench_support::harness::check;
+use lmbench_support::ipc::{self, Watchdog};
+use lmbench_support::proc::{alive, Peer};
+use lmbench_support::{rpc, sys};
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+
+/// Runs `body` (a bench's check of a timed loop) and returns its panic message.
+fn panic_message(body: impl FnOnce()) -> String {
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
+        .expect_err("the bench must fail");
+    err.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
+#[test]
+fn killed_tcp_peer_fails_the_bench_quickly_with_its_id() {
+    let (ours, theirs) = ipc::tcp_pair().unwrap();
+    let peer = ipc::spawn_with_fds(PEER, &["echo"], &[theirs.as_raw_fd()]).unwrap();
+    drop(theirs);
+    let fd = ours.as_raw_fd();
+    ipc::set_recv_timeout(fd, ipc::ANSWER_TIMEOUT).unwrap();
+    ipc::echo_loop(fd, fd, 1, 100, None).unwrap();
+    sys::kill(peer.id() as i32, libc::SIGKILL).unwrap();
+    let start = Instant::now();
+    let msg = panic_message(|| {
+        // A long interval: the kill lands in the middle of it.
+        check(
+            &lat_tcp::TCP,
+            "round trip",
+            ipc::echo_loop(fd, fd, 1, u64::MAX, None),
+        );
+    });
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(msg.starts_with("lat_tcp/tcp: "), "{msg}");
+}
+
+#[test]
+fn stopped_pipe_peer_is_killed_by_the_watchdog() {
+    let (req_r, req_w) = ipc::pipe().unwrap();
+    let (ans_r, ans_w) = ipc::pipe().unwrap();
+    let peer = ipc::spawn_with_fds(
+        PEER,
+        &["echo", "split"],
+        &[req_r.as_raw_fd(), ans_w.as_raw_fd()],
+    )
+    .unwrap();
+    drop((req_r, ans_w));
+    let dog = Watchdog::new(peer.id(), Duration::from_secs(1));
+    let (w, r) = (req_w.as_raw_fd(), ans_r.as_raw_fd());
+    ipc::echo_loop(w, r, 1, 100, Some(&dog)).unwrap();
+    // A peer that stops answering (SIGSTOP) rather than dying.
+    sys::kill(peer.id() as i32, libc::SIGSTOP).unwrap();
+    let start = Instant::now();
+    let msg = panic_message(|| {
+        check(
+            &lat_pipe::PIPE,
+            "round trip",
+            ipc::echo_loop(w, r, 1, u64::MAX, Some(&dog)),
+        );
+    });
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(msg.starts_with("lat_pipe/pipe: "), "{msg}");
+    let pid = peer.id();
+    drop(peer);
+    assert!(!alive(pid));
+}
+
+#[test]
+fn ctx_ring_member_death_is_an_error() {
+    let mut ring = Peer::spawn(PEER, &["ctx", "4", "0"]).unwrap();
+    let t = Duration::from_secs(10);
+    assert!(ring.call("ping", t).unwrap().starts_with("pong"));
+    ring.call_u64("run 100", t).unwrap();
+    // Kill one member (a child of the ring's driver).
+    let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", ring.pid()));
+    let Ok(children) = children else {
+        return; // no /proc children list (not Linux): nothing more to check
+    };
+    let member: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
+    sys::kill(member, libc::SIGKILL).unwrap();
+    let start = Instant::now();
+    assert!(ring.call_u64("run 1000000000", t).is_err());
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn ctx_ring_members_are_reaped() {
+    let mut ring = Peer::spawn(PEER, &["ctx", "3", "16"]).unwrap();
+    ring.call_u64("run 10", Duration::from_secs(10)).unwrap();
+    let Ok(children) = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", ring.pid()))
+    else {
+        return;
+    };
+    let members: Vec<u32> = children
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!(members.len(), 2);
+    let driver = ring.pid();
+    drop(ring);
+    // SIGKILLed driver: members die by PDEATHSIG (asynchronously).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while members.iter().any(|&m| alive(m) && !zombie(m)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!alive(driver));
+    assert!(
+        members.iter().all(|&m| !alive(m) || zombie(m)),
+        "ring members survived"
+    );
+}
+
+/// A zombie whose parent died is reparented and reaped by init; until
+/// then it holds no resources.
+fn zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn rpc_server_survives_garbage_and_truncated_records() {
+    let (udp, udp_port) = ipc::udp_socket().unwrap();
+    let (listener, tcp_port) = ipc::tcp_listener().unwrap();
+    let server =
+        ipc::spawn_with_fds(PEER, &["rpc"], &[udp.as_raw_fd(), listener.as_raw_fd()]).unwrap();
+    drop((udp, listener));
+
+    // UDP garbage and a truncated call: dropped, no crash.
+    let (junk, _) = ipc::udp_socket().unwrap();
+    ipc::connect(junk.as_raw_fd(), udp_port).unwrap();
+    for msg in [
+        &b"garbage!"[..],
+        &[0u8; 3],
+        &rpc::encode_call(1, rpc::PROG, 1, 1, &[])[..20],
+    ] {
+        sys::write(junk.as_raw_fd(), msg).unwrap();
+    }
+    // TCP: an oversized record header, then a truncated record and hang-up.
+    let big = ipc::tcp_connect(tcp_port).unwrap();
+    sys::write(big.as_raw_fd(), &0xffff_ffffu32.to_be_bytes()).unwrap();
+    let cut = ipc::tcp_connect(tcp_port).unwrap();
+    let framed = rpc::frame(&rpc::encode_call(1, rpc::PROG, 1, 1, &rpc::xdr_char(1)));
+    sys::write(cut.as_raw_fd(), &framed[..10]).unwrap();
+    drop(cut);
+    // A well-framed call with bad arguments gets GARBAGE_ARGS, not silence.
+    let bad = ipc::tcp_connect(tcp_port).unwrap();
+    ipc::set_recv_timeout(bad.as_raw_fd(), Duration::from_secs(3)).unwrap();
+    sys::write(
+        bad.as_raw_fd(),
+        &rpc::frame(&rpc::encode_call(9, rpc::PROG, 1, 1, &[1])),
+    )
+    .unwrap();
+    let mut buf = [0u8; 64];
+    let n = sys::read(bad.as_raw_fd(), &mut buf).unwrap();
+    assert_eq!(n, 4 + 24);
+    assert_eq!(
+        u32::from_be_bytes(buf[4 + 20..4 + 24].try_into().unwrap()),
+        rpc::GARBAGE_ARGS
+    );
+
+    // Still serving both transports.
+    assert!(alive(server.id()));
+    let mut u = rpc::Client::udp(udp_port).unwrap();
+    let mut t = rpc::Client::tcp(tcp_port).unwrap();
+    for c in [0u8, b'a', 255] {
+        u.call_char(c).unwrap();
+        t.call_char(c).unwrap();
+    }
+    drop(big);
+}
