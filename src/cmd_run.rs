@@ -43,6 +43,9 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
 
 pub fn run(opts: Options) -> Result<()> {
     let programs = select(opts.filter.as_deref())?;
+    // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
+    // also sweeps scratch directories left by benches killed with SIGKILL.
+    lmbench_support::fs::prepare_scratch_root()?;
     let root = workspace::root();
     let log_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)

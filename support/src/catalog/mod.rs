@@ -8,6 +8,9 @@
 //! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
 //! its program's `METRICS`, and (if the summary shows it) one column.
 
+pub mod lat_fs;
+pub mod lat_mmap;
+pub mod lat_pagefault;
 pub mod lat_proc;
 pub mod lat_sig;
 pub mod lat_syscall;
@@ -125,7 +128,14 @@ pub struct Program {
 }
 
 /// Every program of the suite, in the order `lmbench run` runs them.
-pub static PROGRAMS: &[&Program] = &[&lat_syscall::PROGRAM, &lat_sig::PROGRAM, &lat_proc::PROGRAM];
+pub static PROGRAMS: &[&Program] = &[
+    &lat_syscall::PROGRAM,
+    &lat_sig::PROGRAM,
+    &lat_proc::PROGRAM,
+    &lat_fs::PROGRAM,
+    &lat_mmap::PROGRAM,
+    &lat_pagefault::PROGRAM,
+];
 
 /// Every metric of every program.
 pub fn all_metrics() -> impl Iterator<Item = &'static Metric> {
