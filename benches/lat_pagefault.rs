@@ -164,9 +164,10 @@ fn lat_pagefault(c: &mut Criterion) {
         ..every
     };
     let seq_faults = probe.faults().max(1);
-    let window = (pages as u64 / seq_faults).max(1) as usize;
-    // A power of two not above pages/faults: windows are aligned.
-    let window = 1usize << window.ilog2();
+    // The nearest power of two to pages/faults (windows are aligned powers
+    // of two; a stray fault elsewhere in the thread must not halve it).
+    let ratio = (pages as f64 / seq_faults as f64).max(1.0);
+    let window = (1usize << ratio.log2().round() as u32).min(pages);
     let mut starts: Vec<usize> = (0..pages).step_by(window).collect();
     shuffle(&mut starts);
     let single = Pass {

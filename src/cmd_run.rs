@@ -84,15 +84,18 @@ pub fn run(opts: Options) -> Result<()> {
         }
         let mut child = cmd.spawn().context("running cargo bench")?;
         let stdout = child.stdout.take().expect("piped");
+        // A long id is printed on a line of its own, "time:" on the next.
+        let mut previous = String::new();
         for line in BufReader::new(stdout).lines() {
             let line = line?;
             writeln!(log, "{line}")?;
             // Criterion prints "<id>   time:   [low est high]" per benchmark.
             if let Some((id, rest)) = line.split_once("time:") {
                 let id = id.trim();
-                let id = if id.is_empty() { "" } else { id };
+                let id = if id.is_empty() { previous.trim() } else { id };
                 eprintln!("      {id:<36} {}", rest.trim());
             }
+            previous = line;
         }
         let status = child.wait()?;
         if !status.success() {
