@@ -49,6 +49,9 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
 
 pub fn run(opts: Options) -> Result<()> {
     let programs = select(opts.filter.as_deref())?;
+    // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
+    // also sweeps scratch directories left by benches killed with SIGKILL.
+    lmbench_support::fs::prepare_scratch_root()?;
     if opts.runs == 0 {
         bail!("--runs must be at least 1");
     }
@@ -103,15 +106,18 @@ pub fn run(opts: Options) -> Result<()> {
             }
             let mut child = cmd.spawn().context("running cargo bench")?;
             let stdout = child.stdout.take().expect("piped");
+            // A long id is printed on a line of its own, "time:" on the next.
+            let mut previous = String::new();
             for line in BufReader::new(stdout).lines() {
                 let line = line?;
                 writeln!(log, "{line}")?;
                 // Criterion prints "<id>   time:   [low est high]" per benchmark.
                 if let Some((id, rest)) = line.split_once("time:") {
                     let id = id.trim();
-                    let id = if id.is_empty() { "" } else { id };
+                    let id = if id.is_empty() { previous.trim() } else { id };
                     eprintln!("      {id:<36} {}", rest.trim());
                 }
+                previous = line;
             }
             let status = child.wait()?;
             if !status.success() {

@@ -129,3 +129,17 @@ pub fn check<T, E: Display>(metric: &Metric, what: &str, r: Result<T, E>) -> T {
         Err(e) => failed(metric, format_args!("{what}: {e}")),
     }
 }
+
+/// The scratch root of a bench that works on files (`LMBENCH_FSDIR`, else
+/// the temp directory), checked and swept of stale scratch directories
+/// before any measurement. A bad one is bad input, not a failed
+/// measurement: one line naming it, exit status 2.
+pub fn scratch_root_or_exit(program: &Program) -> std::path::PathBuf {
+    match crate::fs::prepare_scratch_root() {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("{}: {e}", program.name);
+            std::process::exit(2)
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
 //! - [`machine`]: machine facts that explain a difference between runs.
+//! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
 
 pub mod catalog;
 pub mod fs;
@@ -19,3 +20,4 @@ pub mod peer;
 pub mod proc;
 pub mod rpc;
 pub mod sys;
+pub mod vm;

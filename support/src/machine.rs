@@ -31,6 +31,10 @@ impl Facts {
         );
         explain_facts(&mut f);
         linux_facts(&mut f);
+        // The file system under test (LMBENCH_FSDIR): lat_fs, lat_mmap...
+        for (key, value) in crate::fs::fsdir_facts() {
+            f.set(key, value);
+        }
         f
     }
 

@@ -10,6 +10,9 @@
 
 pub mod lat_connect;
 pub mod lat_ctx;
+pub mod lat_fs;
+pub mod lat_mmap;
+pub mod lat_pagefault;
 pub mod lat_pipe;
 pub mod lat_proc;
 pub mod lat_rpc;
@@ -145,6 +148,9 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_tcp::PROGRAM,
     &lat_rpc::PROGRAM,
     &lat_connect::PROGRAM,
+    &lat_fs::PROGRAM,
+    &lat_mmap::PROGRAM,
+    &lat_pagefault::PROGRAM,
 ];
 
 /// Every metric of every program.

@@ -1,3 +1,7 @@
+use crate::catalog::lat_fs as fs;
+use crate::catalog::lat_mmap as mmap;
+use crate::catalog::lat_pagefault as pf;
+use crate::catalog::lat_sig as sig;
 use crate::catalog::{Column, Source, Table, Unit};
 
 pub static FS_VM: Table = Table {
@@ -5,13 +9,18 @@ pub static FS_VM: Table = Table {
     title: "File & VM system latencies in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
-        Column::new("0K File", "Create", 6, Source::Pending),
-        Column::new("", "Delete", 6, Source::Pending),
-        Column::new("10K File", "Create", 8, Source::Pending),
-        Column::new("", "Delete", 6, Source::Pending),
-        Column::new("Mmap", "Latency", 7, Source::Pending),
-        Column::new("Prot", "Fault", 5, Source::Pending),
-        Column::new("Page", "Fault", 7, Source::Pending),
+        Column::new("0K File", "Create", 6, Source::Metric(&fs::CREATE_0K)),
+        Column::new("", "Delete", 6, Source::Metric(&fs::DELETE_0K)),
+        Column::new("10K File", "Create", 8, Source::Metric(&fs::CREATE_10K)),
+        Column::new("", "Delete", 6, Source::Metric(&fs::DELETE_10K)),
+        Column::new("Mmap", "Latency", 7, Source::Derived(mmap::largest)),
+        Column::new("Prot", "Fault", 5, Source::Derived(sig::prot_fault)),
+        Column::new(
+            "Page",
+            "Fault",
+            7,
+            Source::Minus(&pf::PAGE, &pf::PAGE_REMAP),
+        ),
         Column::new(
             "100fd",
             "selct",

@@ -1,0 +1,221 @@
+//! lat_pagefault: minor page faults on a cached file. Run: `cargo bench
+//! --bench lat_pagefault` (or `lmbench run lat_pagefault`); the file lives
+//! in `LMBENCH_FSDIR` (default: the temp directory).
+//!
+//! Method (lmbench's lat_pagefault): an 8 MB scratch file, written and
+//! flushed in setup, so every page is in the page cache (these are minor
+//! faults: no I/O). One Criterion iteration is one touched page. The pages
+//! are touched in passes; a pass is: mmap the file read-only (MAP_SHARED),
+//! read one byte of each of k pages in a random order fixed in setup, munmap.
+//! A fresh mapping per pass is how the mappings are dropped (lmbench uses
+//! msync(MS_INVALIDATE), which on Linux no longer drops page-table
+//! entries). Every byte read is checked against the file's contents.
+//! - page: every page of the file per pass. Linux "fault-around" maps the
+//!   cached neighbours of a faulting page (16 pages by default; a whole
+//!   large folio, up to 2 MB, on file systems that cache in large folios,
+//!   e.g. ext4 on recent kernels), so most touches do not fault: this is
+//!   lmbench's amortised per-page figure.
+//! - fault: the single-fault cost. madvise(MADV_RANDOM) on each mapping
+//!   (kernels that honour it for faults map one page per fault), then one
+//!   page per fault-around window, windows in random order. The window is
+//!   measured in setup: a sequential pass over a fresh mapping, counting
+//!   this thread's minor faults (getrusage RUSAGE_THREAD); window = pages /
+//!   faults. Checked in setup: every touch of a pass is a fault. On Linux
+//!   6.18 MADV_RANDOM does not switch fault-around off (the fault count is
+//!   the same with and without it), so the window is what makes each touch
+//!   a fault there; the fault still maps its neighbours, as every fault of
+//!   that kernel does.
+//! - page_remap / fault_remap: the same passes (same pages per mapping,
+//!   same mmap, madvise and munmap) without the touches: the remap share
+//!   per touch, subtracted. The summary's "Page Fault" is page - page_remap.
+//!   As in lmbench, munmap of a populated mapping (zapping the entries the
+//!   faults made) stays in the fault figure: it is work the faults caused.
+
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
+use lmbench_support::catalog::Metric;
+use lmbench_support::fs::ScratchFile;
+use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
+use lmbench_support::vm;
+
+const FILE_SIZE: usize = 8 << 20;
+
+/// A fixed-seed xorshift shuffle: the same random order every run.
+fn shuffle(v: &mut [usize]) {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in (1..v.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+}
+
+/// What one pass maps and touches.
+struct Pass<'a> {
+    metric: &'static Metric,
+    fd: i32,
+    len: usize,
+    page: usize,
+    /// Page indices to touch, in order; a pass touches a prefix.
+    order: &'a [usize],
+    random_advice: bool,
+    /// The byte every page of the file holds.
+    expect: u8,
+}
+
+impl Pass<'_> {
+    /// One pass over the first `k` pages of the order (none if `touch` is
+    /// false): mmap (+ madvise), touches, munmap.
+    #[inline]
+    fn run(&self, k: usize, touch: bool) {
+        let m = self.metric;
+        let p = match vm::map(self.len, libc::PROT_READ, libc::MAP_SHARED, self.fd) {
+            Ok(p) => p,
+            Err(e) => failed(m, format_args!("mmap: {e}")),
+        };
+        if self.random_advice {
+            if let Err(e) = vm::advise(p, self.len, libc::MADV_RANDOM) {
+                failed(m, format_args!("madvise(MADV_RANDOM): {e}"));
+            }
+        }
+        if touch {
+            for &pg in &self.order[..k] {
+                // SAFETY: pg < len / page: inside the readable mapping.
+                let b = unsafe { p.add(pg * self.page).read_volatile() };
+                if b != self.expect {
+                    failed(
+                        m,
+                        format_args!("page {pg} reads {b:#x}, the file holds {:#x}", self.expect),
+                    );
+                }
+            }
+        }
+        // SAFETY: our mapping; no reference into it survives.
+        if let Err(e) = unsafe { vm::unmap(p, self.len) } {
+            failed(m, format_args!("munmap: {e}"));
+        }
+    }
+
+    /// `iters` touches (or remap shares of touches) in passes of at most
+    /// `order.len()`, timed whole.
+    fn time(&self, iters: u64, touch: bool) -> Duration {
+        let per_pass = self.order.len() as u64;
+        let start = Instant::now();
+        let mut left = iters;
+        while left > 0 {
+            let k = left.min(per_pass);
+            self.run(k as usize, touch);
+            left -= k;
+        }
+        start.elapsed()
+    }
+
+    /// Minor faults of one untimed full pass.
+    fn faults(&self) -> u64 {
+        let before = check(self.metric, "getrusage", vm::minor_faults());
+        self.run(self.order.len(), true);
+        check(self.metric, "getrusage", vm::minor_faults()) - before
+    }
+}
+
+fn lat_pagefault(c: &mut Criterion) {
+    let root = scratch_root_or_exit(&PROGRAM);
+    let file = check(&cat::PAGE, "create the file", ScratchFile::new(FILE_SIZE));
+    let mut f = check(
+        &cat::PAGE,
+        "open the file",
+        std::fs::File::open(file.path()),
+    );
+    // Reading it all keeps every page cached (it was just written anyway).
+    let mut contents = Vec::with_capacity(FILE_SIZE);
+    check(&cat::PAGE, "read the file", f.read_to_end(&mut contents));
+    let expect = contents[0];
+    if contents.len() != FILE_SIZE || contents.iter().any(|&b| b != expect) {
+        failed(&cat::PAGE, "the scratch file is not 8 MB of one byte value");
+    }
+    drop(contents);
+    let fd = f.as_raw_fd();
+    let page = vm::page_size();
+    let pages = FILE_SIZE / page;
+
+    let mut order: Vec<usize> = (0..pages).collect();
+    shuffle(&mut order);
+    let every = Pass {
+        metric: &cat::PAGE,
+        fd,
+        len: FILE_SIZE,
+        page,
+        order: &order,
+        random_advice: false,
+        expect,
+    };
+
+    // The fault-around window: pages per fault of a sequential pass.
+    let sequential: Vec<usize> = (0..pages).collect();
+    let probe = Pass {
+        metric: &cat::FAULT,
+        order: &sequential,
+        random_advice: true,
+        ..every
+    };
+    let seq_faults = probe.faults().max(1);
+    // The nearest power of two to pages/faults (windows are aligned powers
+    // of two; a stray fault elsewhere in the thread must not halve it).
+    let ratio = (pages as f64 / seq_faults as f64).max(1.0);
+    let window = (1usize << ratio.log2().round() as u32).min(pages);
+    let mut starts: Vec<usize> = (0..pages).step_by(window).collect();
+    shuffle(&mut starts);
+    let single = Pass {
+        metric: &cat::FAULT,
+        order: &starts,
+        ..probe
+    };
+    let faults = single.faults();
+    if faults < starts.len() as u64 {
+        failed(
+            &cat::FAULT,
+            format_args!(
+                "{} touches made only {faults} faults: the window ({window} pages) is wrong",
+                starts.len()
+            ),
+        );
+    }
+    eprintln!(
+        "lat_pagefault: {} pages of {page} B in {}; {} faults per sequential pass (MADV_RANDOM): \
+         window {window} pages, {} touches per `fault` pass, {} faults each pass; \
+         {} faults per `page` pass",
+        pages,
+        root.display(),
+        seq_faults,
+        starts.len(),
+        faults,
+        every.faults(),
+    );
+
+    let every_remap = Pass {
+        metric: &cat::PAGE_REMAP,
+        ..every
+    };
+    let single_remap = Pass {
+        metric: &cat::FAULT_REMAP,
+        ..single
+    };
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    g.bench(&cat::PAGE, |iters| every.time(iters, true));
+    g.bench(&cat::PAGE_REMAP, |iters| every_remap.time(iters, false));
+    g.bench(&cat::FAULT, |iters| single.time(iters, true));
+    g.bench(&cat::FAULT_REMAP, |iters| single_remap.time(iters, false));
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = lat_pagefault
+}
+criterion_main!(benches);

@@ -1,0 +1,32 @@
+//! lat_pagefault: minor faults on the pages of a cached file. Each touch
+//! metric has a remap twin with the same pass structure (iteration = one
+//! touched page, the same pages per mapping) minus the touches, so
+//! "touch minus remap" is the fault cost alone.
+use super::{Metric, Program, Unit::Micros};
+
+pub static PAGE: Metric = Metric::median(
+    "lat_pagefault/page",
+    Micros,
+    "per page of a cached 8 MB file: one byte read, pages in random order, from a fresh read-only mapping, plus the page's share of that mmap + munmap (fault-around on: amortised)",
+);
+pub static PAGE_REMAP: Metric = Metric::median(
+    "lat_pagefault/page_remap",
+    Micros,
+    "per page of the same file: its share of the mmap + munmap that `page` pays, no page touched (subtracted from page)",
+);
+pub static FAULT: Metric = Metric::median(
+    "lat_pagefault/fault",
+    Micros,
+    "per fault: madvise(MADV_RANDOM) on a fresh mapping, one byte read per fault-around window (measured at setup), windows in random order, plus the touch's share of mmap + madvise + munmap",
+);
+pub static FAULT_REMAP: Metric = Metric::median(
+    "lat_pagefault/fault_remap",
+    Micros,
+    "per touch of `fault`: its share of the mmap + madvise + munmap, no page touched (subtracted from fault)",
+);
+
+pub static PROGRAM: Program = Program {
+    name: "lat_pagefault",
+    about: "minor page faults on a cached file: per page (fault-around amortised) and per fault",
+    metrics: &[&PAGE, &PAGE_REMAP, &FAULT, &FAULT_REMAP],
+};
