@@ -26,6 +26,10 @@ pub enum Class {
     /// Milliseconds (fork, exec, file create): flat sampling, fewer
     /// samples, a longer measurement so each sample holds many operations.
     Slow,
+    /// Bandwidth transfers (milliseconds per iteration, many MB each): flat
+    /// sampling, 10 samples, 3 s; a bench still declares its bytes per
+    /// iteration with [`Group::bytes_per_iter`].
+    Bandwidth,
 }
 
 /// One Criterion group for one lmbench program. Benchmarks are added by
@@ -45,6 +49,13 @@ impl<'a> Group<'a> {
                     .sampling_mode(SamplingMode::Flat)
                     .sample_size(20)
                     .measurement_time(Duration::from_secs(8));
+            }
+            Class::Bandwidth => {
+                inner
+                    .sampling_mode(SamplingMode::Flat)
+                    .sample_size(10)
+                    .warm_up_time(Duration::from_secs(1))
+                    .measurement_time(Duration::from_secs(3));
             }
         }
         Group { inner, program }
@@ -124,4 +135,19 @@ pub fn check<T, E: Display>(metric: &Metric, what: &str, r: Result<T, E>) -> T {
         Ok(v) => v,
         Err(e) => failed(metric, format_args!("{what}: {e}")),
     }
+}
+
+/// True when Criterion runs each benchmark once as a test (`cargo test
+/// --benches`, or `cargo bench -- --test`): Cargo passes `--bench` only to
+/// a real benchmark run. Benches use it to skip giant setups in CI.
+pub fn test_mode() -> bool {
+    let mut bench = false;
+    for a in std::env::args().skip(1) {
+        match a.as_str() {
+            "--test" => return true,
+            "--bench" => bench = true,
+            _ => {}
+        }
+    }
+    !bench
 }

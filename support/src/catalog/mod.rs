@@ -8,6 +8,12 @@
 //! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
 //! its program's `METRICS`, and (if the summary shows it) one column.
 
+pub mod bw_file_rd;
+pub mod bw_mem;
+pub mod bw_mmap_rd;
+pub mod bw_pipe;
+pub mod bw_tcp;
+pub mod bw_unix;
 pub mod lat_proc;
 pub mod lat_sig;
 pub mod lat_syscall;
@@ -125,7 +131,17 @@ pub struct Program {
 }
 
 /// Every program of the suite, in the order `lmbench run` runs them.
-pub static PROGRAMS: &[&Program] = &[&lat_syscall::PROGRAM, &lat_sig::PROGRAM, &lat_proc::PROGRAM];
+pub static PROGRAMS: &[&Program] = &[
+    &lat_syscall::PROGRAM,
+    &lat_sig::PROGRAM,
+    &lat_proc::PROGRAM,
+    &bw_pipe::PROGRAM,
+    &bw_unix::PROGRAM,
+    &bw_tcp::PROGRAM,
+    &bw_file_rd::PROGRAM,
+    &bw_mmap_rd::PROGRAM,
+    &bw_mem::PROGRAM,
+];
 
 /// Every metric of every program.
 pub fn all_metrics() -> impl Iterator<Item = &'static Metric> {

@@ -8,6 +8,7 @@
 
 use std::io::{self, BufRead, Write};
 
+pub mod bw_write;
 pub mod proc;
 
 /// Every mode: its name and its entry point (given the arguments after
@@ -15,7 +16,10 @@ pub mod proc;
 /// A mode's entry point, given the arguments after the mode name.
 type ModeMain = fn(&[String]) -> io::Result<()>;
 
-static MODES: &[(&str, ModeMain)] = &[("proc", |_| serve(proc::request))];
+static MODES: &[(&str, ModeMain)] = &[
+    ("proc", |_| serve(proc::request)),
+    ("bw_write", bw_write::main),
+];
 
 /// Entry point of `lmbench-peer`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
