@@ -57,22 +57,19 @@ fn map_touch_unmap(metric: &Metric, fd: i32, size: usize) {
 
 fn lat_mmap(c: &mut Criterion) {
     let root = scratch_root_or_exit(&PROGRAM);
-    // Criterion's test mode (`cargo test`) passes neither `--bench` nor
-    // `--list`; listing must still name every size.
-    let test_mode = !std::env::args().any(|a| a == "--bench" || a == "--list");
+    let test_mode = lmbench_support::harness::test_mode();
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     for &(metric, size) in &cat::SIZES {
         if test_mode && size > TEST_MODE_MAX {
-            eprintln!("lat_mmap: {}: skipped in test mode", metric.id);
+            g.skip(metric, "test mode");
             continue;
         }
         // Read each time: the other sizes' files have come and gone.
         if let Some(avail) = vm::mem_available() {
             if size as u64 > avail / 4 {
-                eprintln!(
-                    "lat_mmap: {}: skipped, a quarter of MemAvailable ({} MB) is smaller",
-                    metric.id,
-                    avail >> 20
+                g.skip(
+                    metric,
+                    format_args!("a quarter of MemAvailable ({} MB) is smaller", avail >> 20),
                 );
                 continue;
             }

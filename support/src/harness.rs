@@ -30,6 +30,10 @@ pub enum Class {
     /// Milliseconds (fork, exec, file create): flat sampling, fewer
     /// samples, a longer measurement so each sample holds many operations.
     Slow,
+    /// Bandwidth transfers (milliseconds per iteration, many MB each): flat
+    /// sampling, 10 samples, 3 s; a bench still declares its bytes per
+    /// iteration with [`Group::bytes_per_iter`].
+    Bandwidth,
 }
 
 /// One Criterion group for one lmbench program. Benchmarks are added by
@@ -49,6 +53,13 @@ impl<'a> Group<'a> {
                     .sampling_mode(SamplingMode::Flat)
                     .sample_size(20)
                     .measurement_time(Duration::from_secs(8));
+            }
+            Class::Bandwidth => {
+                inner
+                    .sampling_mode(SamplingMode::Flat)
+                    .sample_size(10)
+                    .warm_up_time(Duration::from_secs(1))
+                    .measurement_time(Duration::from_secs(3));
             }
         }
         Group { inner, program }
@@ -91,10 +102,30 @@ impl<'a> Group<'a> {
         };
     }
 
+    /// Declares that `metric` is deliberately not measured in this run, and
+    /// why (a size this machine cannot hold, Criterion's test mode...). The
+    /// line goes to stderr, where the catalog-vs-benches test reads it: a
+    /// skip is said, never silent.
+    pub fn skip(&mut self, metric: &'static Metric, why: impl Display) {
+        assert!(
+            self.program
+                .metrics
+                .iter()
+                .any(|m| std::ptr::eq(*m, metric)),
+            "{} is not registered in catalog program {}",
+            metric.id,
+            self.program.name
+        );
+        eprintln!("{SKIPPED}{}: {why}", metric.id);
+    }
+
     pub fn finish(self) {
         self.inner.finish();
     }
 }
+
+/// The prefix of [`Group::skip`]'s stderr line.
+pub const SKIPPED: &str = "lmbench: skipped ";
 
 /// Times `iters` runs of `op`, panicking with the metric id on the first
 /// failure. For ops whose check is "returned Ok".
@@ -142,4 +173,21 @@ pub fn scratch_root_or_exit(program: &Program) -> std::path::PathBuf {
             std::process::exit(2)
         }
     }
+}
+
+/// True when Criterion runs each benchmark once as a test (`cargo test
+/// --benches`, or `cargo bench -- --test`): Cargo passes `--bench` only to
+/// a real benchmark run. Benches use it to skip giant setups in CI.
+/// `cargo test --benches -- --list` is test mode too (no `--bench`): a
+/// bench lists what it would test and declares the rest with `Group::skip`.
+pub fn test_mode() -> bool {
+    let mut bench = false;
+    for a in std::env::args().skip(1) {
+        match a.as_str() {
+            "--test" => return true,
+            "--bench" => bench = true,
+            _ => {}
+        }
+    }
+    !bench
 }

@@ -6,9 +6,11 @@
 //! - [`proc`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
+//! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
 
+pub mod bw;
 pub mod catalog;
 pub mod fs;
 #[cfg(feature = "harness")]

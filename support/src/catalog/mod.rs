@@ -8,6 +8,12 @@
 //! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
 //! its program's `METRICS`, and (if the summary shows it) one column.
 
+pub mod bw_file_rd;
+pub mod bw_mem;
+pub mod bw_mmap_rd;
+pub mod bw_pipe;
+pub mod bw_tcp;
+pub mod bw_unix;
 pub mod lat_connect;
 pub mod lat_ctx;
 pub mod lat_fs;
@@ -151,6 +157,12 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_fs::PROGRAM,
     &lat_mmap::PROGRAM,
     &lat_pagefault::PROGRAM,
+    &bw_pipe::PROGRAM,
+    &bw_unix::PROGRAM,
+    &bw_tcp::PROGRAM,
+    &bw_file_rd::PROGRAM,
+    &bw_mmap_rd::PROGRAM,
+    &bw_mem::PROGRAM,
 ];
 
 /// Every metric of every program.

@@ -9,6 +9,7 @@
 use std::io::{self, BufRead, Write};
 
 pub mod accept;
+pub mod bw_write;
 pub mod ctx;
 pub mod echo;
 pub mod proc;
@@ -25,6 +26,7 @@ static MODES: &[(&str, ModeMain)] = &[
     ("echo", echo::main),
     ("accept", accept::main),
     ("rpc", rpc::main),
+    ("bw_write", bw_write::main),
 ];
 
 /// Entry point of `lmbench-peer`; returns the exit code.

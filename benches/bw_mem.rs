@@ -1,0 +1,213 @@
+//! bw_mem: memory bandwidth by access pattern and size.
+//! Run: `cargo bench --bench bw_mem` (or `lmbench run bw_mem`).
+//!
+//! Method (lmbench's bw_mem): page-aligned buffers, allocated and touched
+//! once outside timing and freed before the next size; each iteration is
+//! one pass over the buffer, counted as the buffer size once:
+//! - rd / wr / rdwr / cp: one 4-byte int per 16 bytes (lmbench's loops);
+//! - frd / fwr / fcp: every 8-byte word (lmbench: every 4-byte int);
+//! - bzero / bcopy: libc's memset / memcpy.
+//!
+//! The hand loops are **scalar, never vectorised**: volatile accesses of
+//! an explicit integer width (see `lmbench_support::bw::kernels`), so a new
+//! compiler cannot change what they measure. Sizes double from 4 KB to
+//! min(4 x the last-level cache, 512 MB) (the cache size from the OS, see
+//! `machine::Facts`; 512 MB if unknown). The copying modes' size is that
+//! of each of their two buffers and stops at half the top size, as
+//! lmbench's summary copies "half" the memory. In Criterion's test mode
+//! sizes stop at 1 MB (CI stays fast).
+//!
+//! Sampling: flat, 10 samples, 0.2 s warm-up, 0.6 s per size (about three
+//! minutes for the ~160 points). After the sweep, outside Criterion, the
+//! libc modes' ceilings at the top size are printed: the same memcpy /
+//! memset in a plain loop and `perf bench mem` (if perf runs here).
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use lmbench_support::bw::{ceiling, kernels, kernels::Buf, parse_size};
+use lmbench_support::catalog::bw_mem::{self as cat, PROGRAM};
+use lmbench_support::catalog::Metric;
+use lmbench_support::harness::{check, config, test_mode, Class, Group};
+use lmbench_support::machine::Facts;
+
+const CAP: usize = 512 << 20;
+const TEST_CAP: usize = 1 << 20;
+
+/// The largest size of the sweep on this machine: the smallest power of
+/// two at least 4 x the last-level cache, at most 512 MB.
+fn top_size(facts: &Facts) -> usize {
+    let llc = ["l3", "l2"]
+        .iter()
+        .find_map(|l| facts.cache_bytes(l))
+        .map(|b| b as usize);
+    match llc {
+        Some(b) => (4 * b).next_power_of_two().clamp(4096, CAP),
+        None => CAP,
+    }
+}
+
+/// One timed run of `iters` passes of `mode`; `b` is the destination of
+/// the copying modes. Returns the elapsed time.
+fn passes(mode: &str, iters: u64, a: &mut Buf, b: &mut Buf) -> Duration {
+    use std::hint::black_box;
+    macro_rules! timed {
+        ($body:expr) => {{
+            let t = Instant::now();
+            for _ in 0..iters {
+                black_box($body);
+            }
+            t.elapsed()
+        }};
+    }
+    match mode {
+        "rd" => timed!(kernels::rd(a.as_u32())),
+        "wr" => timed!(kernels::wr(a.as_u32_mut())),
+        "rdwr" => timed!(kernels::rdwr(a.as_u32_mut())),
+        "cp" => timed!(kernels::cp(a.as_u32(), b.as_u32_mut())),
+        "frd" => timed!(kernels::frd(a.as_u64())),
+        "fwr" => timed!(kernels::fwr(a.as_u64_mut())),
+        "fcp" => timed!(kernels::fcp(a.as_u64(), b.as_u64_mut())),
+        "bzero" => timed!(kernels::bzero(a.as_bytes_mut())),
+        "bcopy" => timed!(kernels::bcopy(a.as_bytes(), b.as_bytes_mut())),
+        other => unreachable!("bw_mem mode {other} has no kernel"),
+    }
+}
+
+/// Checks once, before timing, that a pass does what it claims.
+fn verify(m: &Metric, mode: &str, a: &mut Buf, b: &mut Buf) {
+    let n = a.len() / 4;
+    a.as_u32_mut()[0] = 0xabcd;
+    a.as_u32_mut()[n - 16] = 0x1234;
+    if cat::is_copy(mode) {
+        b.as_u32_mut()[0] = 0;
+        b.as_u32_mut()[n - 16] = 0;
+    }
+    passes(mode, 1, a, b);
+    let ok = match mode {
+        "cp" | "fcp" | "bcopy" => b.as_u32()[0] == 0xabcd && b.as_u32()[n - 16] == 0x1234,
+        "wr" | "rdwr" => a.as_u32()[0] != 0xabcd && a.as_u32()[n - 16] != 0x1234,
+        "fwr" | "bzero" => a.as_u64()[0] == 0 && a.as_u32()[n - 16] != 0x1234,
+        _ => true,
+    };
+    if !ok {
+        lmbench_support::harness::failed(m, "an untimed pass did not store what it should");
+    }
+}
+
+/// A mode, its size, and the (iters, time) of every call Criterion made.
+type Recorded = (&'static str, usize, Vec<(u64, Duration)>);
+
+/// MB/s of the last `n` recorded (iters, time) calls: Criterion's samples.
+fn sampled_mbps(calls: &[(u64, Duration)], bytes: usize, n: usize) -> Option<f64> {
+    let mut rates: Vec<f64> = calls[calls.len().saturating_sub(n)..]
+        .iter()
+        .map(|(i, t)| bytes as f64 * *i as f64 / t.as_secs_f64() / 1e6)
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates.get(rates.len() / 2).copied()
+}
+
+fn bw_mem(c: &mut Criterion) {
+    let testing = test_mode();
+    let top = top_size(&Facts::collect());
+    let top = if testing { top.min(TEST_CAP) } else { top };
+    let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
+    g.criterion()
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600));
+    // The top bcopy / bzero calls, to print beside the ceilings.
+    let mut libc_calls: Vec<Recorded> = Vec::new();
+    for size_id in cat::SIZES {
+        let size = parse_size(size_id).expect("catalog sizes parse");
+        if size > top {
+            for mode in cat::MODES {
+                let m = cat::metric(mode, size_id).expect("in catalog");
+                g.skip(m, format_args!("above this machine's top size {}", top));
+            }
+            continue;
+        }
+        let first = cat::metric(cat::MODES[0], size_id).expect("in catalog");
+        let mut a = check(first, "allocate", Buf::new(size, 1));
+        let copies = 2 * size <= top;
+        let mut b = check(
+            first,
+            "allocate",
+            Buf::new(if copies { size } else { 64 }, 2),
+        );
+        for mode in cat::MODES {
+            if cat::is_copy(mode) && !copies {
+                let m = cat::metric(mode, size_id).expect("in catalog");
+                g.skip(
+                    m,
+                    "copies use two buffers, so their largest size is half the top",
+                );
+                continue;
+            }
+            let m = cat::metric(mode, size_id).expect("in catalog");
+            verify(m, mode, &mut a, &mut b);
+            let record = (*mode == "bcopy" && 4 * size > top) || (*mode == "bzero" && size == top);
+            let mut calls = Vec::new();
+            g.bytes_per_iter(size as u64);
+            g.bench(m, |iters| {
+                let t = passes(mode, iters, &mut a, &mut b);
+                if record {
+                    calls.push((iters, t));
+                }
+                t
+            });
+            if record {
+                libc_calls.push((mode, size, calls));
+            }
+        }
+        // a and b are freed here, before the next size.
+    }
+    g.finish();
+    if !testing {
+        print_ceilings(&libc_calls);
+    }
+}
+
+/// Prints the libc modes' figures beside their ceilings.
+fn print_ceilings(calls: &[Recorded]) {
+    for (mode, size, calls) in calls {
+        let Some(ours) = sampled_mbps(calls, *size, 10) else {
+            continue; // filtered out by the user
+        };
+        let (kind, plain) = match *mode {
+            "bcopy" => ("memcpy", ceiling::memcpy_plain(*size)),
+            _ => ("memset", ceiling::memset_plain(*size)),
+        };
+        let mut line = format!(
+            "bw_mem ceiling {kind} {} MB: bw_mem/{mode} {ours:.0} MB/s",
+            size >> 20
+        );
+        let mut best = 0f64;
+        if let Ok(p) = plain {
+            line += &format!(", plain loop {p:.0}");
+            best = best.max(p);
+        }
+        match ceiling::perf_bench(kind, *size, 3) {
+            Some(fns) => {
+                for (name, v) in fns {
+                    line += &format!(", perf {name} {v:.0}");
+                    best = best.max(v);
+                }
+            }
+            None => line += ", perf unavailable",
+        }
+        if best > 0.0 {
+            line += &format!("; ours/best {:.0}%", 100.0 * ours / best);
+        }
+        println!("{line}");
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bw_mem
+}
+criterion_main!(benches);

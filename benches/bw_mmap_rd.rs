@@ -1,0 +1,89 @@
+//! bw_mmap_rd: rereading a cached file through mmap(2).
+//! Run: `cargo bench --bench bw_mmap_rd` (or `lmbench run bw_mmap_rd`).
+//!
+//! Method (lmbench's bw_mmap_rd): a scratch file of S bytes (512 KB, 8 MB,
+//! 64 MB; the summary shows the largest) is written and fsync'ed once, so
+//! its pages are cached. Per iteration:
+//! - mmap_only: the file is mapped once (PROT_READ, MAP_SHARED) and touched
+//!   once before timing; sum all of it (one 4-byte int per 16 bytes,
+//!   `bw::kernels::rd`, as lmbench).
+//! - open2close: open(2), mmap(2), sum, munmap(2), close(2): includes the
+//!   page-table setup (minor faults) of every pass.
+//!
+//! Bytes per iteration: S. Every call is checked. In Criterion's test mode
+//! (`cargo test`) the 64 MB file is skipped.
+
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::bw::{self, kernels, Mapping};
+use lmbench_support::catalog::{bw_mmap_rd::PROGRAM, Metric};
+use lmbench_support::fs::ScratchFile;
+use lmbench_support::harness::{check, config, failed, test_mode, Class, Group};
+use lmbench_support::sys;
+
+fn bw_mmap_rd(c: &mut Criterion) {
+    let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
+    for m in PROGRAM.metrics.iter().copied() {
+        let m: &'static Metric = m;
+        let (mode, size) = m.function_and_parameter();
+        let size = bw::parse_size(size.unwrap_or("")).expect("catalog sizes parse");
+        if test_mode() && size > 8 << 20 {
+            g.skip(m, "test mode");
+            continue;
+        }
+        let file = check(m, "create scratch file", ScratchFile::new(size));
+        let path = file.c_path();
+        g.bytes_per_iter(size as u64);
+        match mode {
+            "mmap_only" => {
+                let fd = check(m, "open", sys::open(path, libc::O_RDONLY));
+                let map = check(m, "mmap", Mapping::new(fd, size));
+                std::hint::black_box(kernels::rd(map.as_u32()));
+                g.bench(m, |iters| {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        std::hint::black_box(kernels::rd(map.as_u32()));
+                    }
+                    t.elapsed()
+                });
+                check(m, "munmap", map.unmap());
+                check(m, "close", sys::close(fd));
+            }
+            "open2close" => {
+                let once = || -> std::io::Result<u32> {
+                    let fd = sys::open(path, libc::O_RDONLY)?;
+                    let map = Mapping::new(fd, size);
+                    let r = map.and_then(|map| {
+                        let s = kernels::rd(map.as_u32());
+                        map.unmap().map(|_| s)
+                    });
+                    sys::close(fd)?;
+                    r
+                };
+                check(m, "untimed pass", once());
+                g.bench(m, |iters| {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        match once() {
+                            Ok(s) => {
+                                std::hint::black_box(s);
+                            }
+                            Err(e) => failed(m, e),
+                        }
+                    }
+                    t.elapsed()
+                });
+            }
+            other => unreachable!("bw_mmap_rd mode {other} has no bench"),
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bw_mmap_rd
+}
+criterion_main!(benches);

@@ -1,0 +1,293 @@
+//! bw_mem's kernels and the page-aligned buffers they run over.
+//!
+//! Codegen is pinned, so that a compiler upgrade cannot pass for an OS or
+//! hardware change: every hand loop accesses memory through
+//! `ptr::read_volatile` / `ptr::write_volatile` of one explicit integer
+//! type, which the compiler may neither widen, merge, vectorise nor drop.
+//! They are therefore **scalar, never vectorised**: rd/wr/rdwr/cp make one
+//! 4-byte access per 16 bytes (lmbench's every-4th-int loops), frd/fwr/fcp
+//! one 8-byte access per 8 bytes (lmbench uses 4-byte ints compiled at -O,
+//! also scalar; 8-byte words halve the instruction count at the same
+//! access pattern). Loops are unrolled by hand (64 bytes per step) with
+//! four independent sums, so a read pass is not limited by one add chain.
+//! bzero and bcopy call libc's `memset` and `memcpy` (vectorised, as libc
+//! chooses). Every pass counts the buffer size once, as lmbench does.
+
+use std::alloc::{self, Layout};
+use std::io;
+use std::ptr::{read_volatile, write_volatile};
+
+/// Alignment of every buffer: a page, as lmbench's valloc.
+pub const ALIGN: usize = 4096;
+
+/// Bytes one unrolled step covers; buffer sizes must be multiples of it.
+pub const STEP: usize = 64;
+
+/// A page-aligned heap buffer whose pages are all touched (faulted in) at
+/// creation, so no timed pass takes a page fault. Freed on drop.
+pub struct Buf {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+// SAFETY: Buf owns its allocation exclusively, like a Box<[u8]>.
+unsafe impl Send for Buf {}
+
+impl Buf {
+    /// Allocates `len` bytes (a non-zero multiple of [`STEP`]) and writes
+    /// `fill` to every byte.
+    pub fn new(len: usize, fill: u8) -> io::Result<Buf> {
+        if len == 0 || len % STEP != 0 {
+            return Err(io::Error::other(format!(
+                "buffer size {len} is not a non-zero multiple of {STEP}"
+            )));
+        }
+        let layout = Layout::from_size_align(len, ALIGN).map_err(io::Error::other)?;
+        // SAFETY: layout has a non-zero size.
+        let ptr = unsafe { alloc::alloc(layout) };
+        if ptr.is_null() {
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("allocating {len} bytes"),
+            ));
+        }
+        // SAFETY: ptr is valid for len bytes of writes.
+        unsafe { std::ptr::write_bytes(ptr, fill, len) };
+        Ok(Buf { ptr, layout })
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The buffer's address, for alignment checks.
+    pub fn as_ptr_addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: initialised (written in new) and owned for self's life.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len()) }
+    }
+
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len()) }
+    }
+
+    pub fn as_u32(&self) -> &[u32] {
+        // SAFETY: page aligned, len a multiple of 4, initialised.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len() / 4) }
+    }
+
+    pub fn as_u32_mut(&mut self) -> &mut [u32] {
+        // SAFETY: as above, borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / 4) }
+    }
+
+    pub fn as_u64(&self) -> &[u64] {
+        // SAFETY: page aligned, len a multiple of 8, initialised.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len() / 8) }
+    }
+
+    pub fn as_u64_mut(&mut self) -> &mut [u64] {
+        // SAFETY: as above, borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / 8) }
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in new with this very layout.
+        unsafe { alloc::dealloc(self.ptr, self.layout) };
+    }
+}
+
+// The loops below index with `i + k` only while `i + STEP/size < len`,
+// which holds because lengths are multiples of STEP (asserted).
+
+/// rd: sums one u32 per 16 bytes (lmbench's rd, also its file/mmap sum).
+#[inline(never)]
+pub fn rd(a: &[u32]) -> u32 {
+    assert!(a.len() % 16 == 0);
+    let p = a.as_ptr();
+    let (mut s0, mut s1, mut s2, mut s3) = (0u32, 0u32, 0u32, 0u32);
+    let mut i = 0;
+    while i < a.len() {
+        // SAFETY: i + 12 < a.len() since a.len() is a multiple of 16.
+        unsafe {
+            s0 = s0.wrapping_add(read_volatile(p.add(i)));
+            s1 = s1.wrapping_add(read_volatile(p.add(i + 4)));
+            s2 = s2.wrapping_add(read_volatile(p.add(i + 8)));
+            s3 = s3.wrapping_add(read_volatile(p.add(i + 12)));
+        }
+        i += 16;
+    }
+    s0.wrapping_add(s1).wrapping_add(s2).wrapping_add(s3)
+}
+
+/// wr: stores one u32 per 16 bytes.
+#[inline(never)]
+pub fn wr(a: &mut [u32]) {
+    assert!(a.len() % 16 == 0);
+    let p = a.as_mut_ptr();
+    let mut i = 0;
+    while i < a.len() {
+        // SAFETY: as in rd.
+        unsafe {
+            write_volatile(p.add(i), 1);
+            write_volatile(p.add(i + 4), 2);
+            write_volatile(p.add(i + 8), 3);
+            write_volatile(p.add(i + 12), 4);
+        }
+        i += 16;
+    }
+}
+
+/// rdwr: loads then stores one u32 per 16 bytes; returns the loads' sum.
+#[inline(never)]
+pub fn rdwr(a: &mut [u32]) -> u32 {
+    assert!(a.len() % 16 == 0);
+    let p = a.as_mut_ptr();
+    let mut s = 0u32;
+    let mut i = 0;
+    while i < a.len() {
+        // SAFETY: as in rd.
+        unsafe {
+            for k in [0, 4, 8, 12] {
+                s = s.wrapping_add(read_volatile(p.add(i + k)));
+                write_volatile(p.add(i + k), 1);
+            }
+        }
+        i += 16;
+    }
+    s
+}
+
+/// cp: copies one u32 per 16 bytes from `src` to `dst`.
+#[inline(never)]
+pub fn cp(src: &[u32], dst: &mut [u32]) {
+    assert!(src.len() % 16 == 0 && src.len() == dst.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < src.len() {
+        // SAFETY: as in rd, for both buffers of equal length.
+        unsafe {
+            for k in [0, 4, 8, 12] {
+                write_volatile(d.add(i + k), read_volatile(s.add(i + k)));
+            }
+        }
+        i += 16;
+    }
+}
+
+/// frd: sums every u64 word.
+#[inline(never)]
+pub fn frd(a: &[u64]) -> u64 {
+    assert!(a.len() % 8 == 0);
+    let p = a.as_ptr();
+    let (mut s0, mut s1, mut s2, mut s3) = (0u64, 0u64, 0u64, 0u64);
+    let mut i = 0;
+    while i < a.len() {
+        // SAFETY: i + 7 < a.len() since a.len() is a multiple of 8.
+        unsafe {
+            s0 = s0.wrapping_add(read_volatile(p.add(i)));
+            s1 = s1.wrapping_add(read_volatile(p.add(i + 1)));
+            s2 = s2.wrapping_add(read_volatile(p.add(i + 2)));
+            s3 = s3.wrapping_add(read_volatile(p.add(i + 3)));
+            s0 = s0.wrapping_add(read_volatile(p.add(i + 4)));
+            s1 = s1.wrapping_add(read_volatile(p.add(i + 5)));
+            s2 = s2.wrapping_add(read_volatile(p.add(i + 6)));
+            s3 = s3.wrapping_add(read_volatile(p.add(i + 7)));
+        }
+        i += 8;
+    }
+    s0.wrapping_add(s1).wrapping_add(s2).wrapping_add(s3)
+}
+
+/// fwr: stores every u64 word.
+#[inline(never)]
+pub fn fwr(a: &mut [u64]) {
+    assert!(a.len() % 8 == 0);
+    let p = a.as_mut_ptr();
+    let mut i = 0;
+    while i < a.len() {
+        // SAFETY: as in frd.
+        unsafe {
+            for k in 0..8 {
+                write_volatile(p.add(i + k), k as u64);
+            }
+        }
+        i += 8;
+    }
+}
+
+/// fcp: copies every u64 word from `src` to `dst`.
+#[inline(never)]
+pub fn fcp(src: &[u64], dst: &mut [u64]) {
+    assert!(src.len() % 8 == 0 && src.len() == dst.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut i = 0;
+    while i < src.len() {
+        // SAFETY: as in frd, for both buffers of equal length.
+        unsafe {
+            for k in 0..8 {
+                write_volatile(d.add(i + k), read_volatile(s.add(i + k)));
+            }
+        }
+        i += 8;
+    }
+}
+
+/// bzero: libc's memset to 0.
+#[inline(never)]
+pub fn bzero(a: &mut [u8]) {
+    // SAFETY: a is valid for a.len() bytes of writes.
+    unsafe { libc::memset(a.as_mut_ptr().cast(), 0, a.len()) };
+}
+
+/// bcopy: libc's memcpy (the buffers cannot overlap: two borrows).
+#[inline(never)]
+pub fn bcopy(src: &[u8], dst: &mut [u8]) {
+    assert_eq!(src.len(), dst.len());
+    // SAFETY: both valid for len bytes; distinct borrows do not overlap.
+    unsafe { libc::memcpy(dst.as_mut_ptr().cast(), src.as_ptr().cast(), src.len()) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_touch_what_they_claim() {
+        let mut a = Buf::new(4096, 1).unwrap();
+        assert_eq!(a.as_ptr_addr() % ALIGN, 0);
+        // rd: one 0x01010101 per 16 bytes.
+        assert_eq!(rd(a.as_u32()), 0x0101_0101u32.wrapping_mul(256));
+        assert_eq!(frd(a.as_u64()), 0x0101_0101_0101_0101u64.wrapping_mul(512));
+        wr(a.as_u32_mut());
+        assert_eq!(
+            a.as_u32()[..5],
+            [1, 0x0101_0101, 0x0101_0101, 0x0101_0101, 2]
+        );
+        fwr(a.as_u64_mut());
+        assert_eq!(a.as_u64()[..9], [0, 1, 2, 3, 4, 5, 6, 7, 0]);
+        let mut b = Buf::new(4096, 9).unwrap();
+        fcp(a.as_u64(), b.as_u64_mut());
+        assert_eq!(a.as_bytes(), b.as_bytes());
+        bzero(b.as_bytes_mut());
+        assert!(b.as_bytes().iter().all(|&x| x == 0));
+        cp(a.as_u32(), b.as_u32_mut());
+        // cp copies ints 0, 4, 8...: a is [0, 0, 1, 0, 2, ...] after fwr.
+        assert_eq!(b.as_u32()[..5], [0, 0, 0, 0, 2]);
+        bcopy(a.as_bytes(), b.as_bytes_mut());
+        assert_eq!(a.as_bytes(), b.as_bytes());
+        assert!(rdwr(b.as_u32_mut()) > 0);
+        assert_eq!(b.as_u32()[0], 1);
+        assert!(Buf::new(100, 0).is_err());
+    }
+}

@@ -1,0 +1,257 @@
+//! Bandwidth plumbing (issue 5): pipe, socketpair and loopback TCP
+//! endpoints for the writer peers, the "read N bytes" loop, file maps, and
+//! (submodules) the memory kernels and the memcpy/memset ceilings.
+//!
+//! Kept apart from the latency endpoints on purpose (they were written at
+//! the same time); the two may be merged later.
+
+pub mod ceiling;
+pub mod kernels;
+
+use std::io;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::proc::{wait_readable, ChildGuard};
+
+/// lmbench's transfer unit: the writers write, and readers read, at most
+/// this much per call.
+pub const XFER: usize = 64 * 1024;
+
+/// Bytes moved per timed iteration by bw_pipe, bw_unix and bw_tcp
+/// (lmbench's default 10 MB, binary as its command-line sizes).
+pub const MOVE: usize = 10 << 20;
+
+/// Socket buffer size bw_tcp asks for on both ends (lmbench: 1 MB).
+pub const TCP_BUF: usize = 1 << 20;
+
+/// Parses an id size segment ("4k", "64m", "1g", "512") into bytes (binary).
+pub fn parse_size(s: &str) -> Option<usize> {
+    let (num, shift) = match s.as_bytes().last()? {
+        b'k' => (&s[..s.len() - 1], 10),
+        b'm' => (&s[..s.len() - 1], 20),
+        b'g' => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    num.parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn cloexec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on an fd we own; no memory is touched.
+    cvt(unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) }).map(drop)
+}
+
+/// A pipe: (read end, write end), both close-on-exec.
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: fds has room for the two descriptors pipe(2) returns.
+    cvt(unsafe { libc::pipe(fds.as_mut_ptr()) })?;
+    // SAFETY: pipe(2) succeeded, so both fds are open and now owned here.
+    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    cloexec(fds[0])?;
+    cloexec(fds[1])?;
+    Ok(pair)
+}
+
+/// A connected AF_UNIX stream socketpair, both close-on-exec.
+pub fn socketpair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: fds has room for the two descriptors socketpair(2) returns.
+    cvt(unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()) })?;
+    // SAFETY: socketpair(2) succeeded, so both fds are open and now owned here.
+    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    cloexec(fds[0])?;
+    cloexec(fds[1])?;
+    Ok(pair)
+}
+
+/// setsockopt(SOL_SOCKET, opt) with an int value (SO_SNDBUF, SO_RCVBUF).
+pub fn set_sockopt(fd: RawFd, opt: libc::c_int, value: usize) -> io::Result<()> {
+    let v = value as libc::c_int;
+    // SAFETY: v is a valid int for the duration of the call.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            opt,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
+/// A listener on 127.0.0.1 with a kernel-chosen port whose accepted
+/// sockets inherit a receive buffer of `rcvbuf` bytes.
+pub fn tcp_listen(rcvbuf: usize) -> io::Result<TcpListener> {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    // Connections not yet received clone the listener's buffer setting.
+    set_sockopt(l.as_raw_fd(), libc::SO_RCVBUF, rcvbuf)?;
+    Ok(l)
+}
+
+/// Accepts one connection, failing after `timeout` (a peer that never
+/// connects must not hang the bench).
+pub fn accept_within(l: &TcpListener, timeout: Duration) -> io::Result<TcpStream> {
+    if !wait_readable(l.as_raw_fd(), timeout)? {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no connection within {timeout:?}"),
+        ));
+    }
+    Ok(l.accept()?.0)
+}
+
+/// Reads exactly `total` bytes from `fd` in reads of at most `buf.len()`.
+/// End of file before that is an error.
+#[inline]
+pub fn read_total(fd: RawFd, buf: &mut [u8], total: usize) -> io::Result<()> {
+    let mut left = total;
+    while left > 0 {
+        let want = left.min(buf.len());
+        let n = crate::sys::read(fd, &mut buf[..want])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("end of stream with {left} of {total} bytes unread"),
+            ));
+        }
+        left -= n;
+    }
+    Ok(())
+}
+
+/// Writes `buf` to `fd` over and over until the reader goes away (EPIPE or
+/// a reset, which end the loop normally) or another error.
+pub fn write_forever(fd: RawFd, buf: &[u8]) -> io::Result<()> {
+    loop {
+        let mut off = 0;
+        while off < buf.len() {
+            match crate::sys::write(fd, &buf[off..]) {
+                Ok(n) => off += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+                    ) =>
+                {
+                    return Ok(())
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Starts `peer bw_write ARGS...` with `stdout` (if given) as its fd 1,
+/// stdin closed. The guard kills and reaps it.
+pub fn spawn_writer(peer: &str, args: &[&str], stdout: Option<OwnedFd>) -> io::Result<ChildGuard> {
+    let mut cmd = Command::new(peer);
+    cmd.arg("bw_write").args(args).stdin(Stdio::null());
+    if let Some(fd) = stdout {
+        cmd.stdout(Stdio::from(fd));
+    }
+    ChildGuard::spawn(&mut cmd)
+        .map_err(|e| io::Error::new(e.kind(), format!("starting {peer} bw_write: {e}")))
+}
+
+/// lseek(2) to the start of the file.
+#[inline]
+pub fn rewind(fd: RawFd) -> io::Result<()> {
+    // SAFETY: lseek touches no memory.
+    let r = unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// A read-only shared mapping of a whole file, unmapped on drop.
+pub struct Mapping {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapping {
+    /// mmap(2) of `len` bytes of `fd` (PROT_READ, MAP_SHARED).
+    #[inline]
+    pub fn new(fd: RawFd, len: usize) -> io::Result<Mapping> {
+        // SAFETY: a fresh mapping chosen by the kernel; no existing memory
+        // is affected.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapping { ptr, len })
+    }
+
+    /// The mapping as 4-byte ints (mappings are page aligned).
+    pub fn as_u32(&self) -> &[u32] {
+        // SAFETY: the mapping is readable for len bytes while self lives,
+        // page aligned, and nothing writes it through this process.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len / 4) }
+    }
+
+    /// munmap(2), reporting its error (Drop ignores it).
+    #[inline]
+    pub fn unmap(self) -> io::Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: ptr/len are exactly what mmap returned; no references
+        // into the mapping outlive `self`.
+        cvt(unsafe { libc::munmap(me.ptr, me.len) }).map(drop)
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: as in unmap.
+        unsafe { libc::munmap(self.ptr, self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("512m"), Some(512 << 20));
+        assert_eq!(parse_size("10m"), Some(10 << 20));
+        assert_eq!(parse_size("12"), Some(12));
+        assert_eq!(parse_size("m"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn read_total_reads_all_and_reports_eof() {
+        let (r, w) = socketpair().unwrap();
+        crate::sys::write(w.as_raw_fd(), &[7u8; 1000]).unwrap();
+        let mut buf = [0u8; 64];
+        read_total(r.as_raw_fd(), &mut buf, 1000).unwrap();
+        drop(w);
+        let err = read_total(r.as_raw_fd(), &mut buf, 10).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+}
