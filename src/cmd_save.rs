@@ -106,7 +106,20 @@ fn check_versions(run: &mut Run) -> Result<()> {
 
 /// The command line, for SUMMARY.txt's first line.
 fn command_line() -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Quoted for a shell where needed, so the line can be pasted back.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._/=:,+-".contains(&b));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
     format!("lmbench {}", args.join(" "))
 }
 
