@@ -16,5 +16,7 @@ pub mod harness;
 pub mod machine;
 pub mod peer;
 pub mod proc;
+#[cfg(target_os = "linux")]
+pub mod protfault;
 pub mod sys;
 pub mod vm;
