@@ -11,6 +11,12 @@
 //! munmap is checked, and once before timing we check through read(2) that
 //! a store reached the file.
 //!
+//! How many faults the stores cost depends on how the file system caches
+//! the file: on Linux 6.18, ext4 holds this file in 64 KB folios and one
+//! write fault maps a whole folio (64 MB: 103 faults for 410 stores), while
+//! tmpfs (huge=never) has 4 KB pages and every store faults (410). So the
+//! same size reads lower on ext4 than on tmpfs; record LMBENCH_FSDIR.
+//!
 //! Sizes are capped by free memory: a size whose file does not fit in a
 //! quarter of MemAvailable is skipped (said on stderr; the summary then
 //! takes the largest size that ran). In Criterion's test mode (`cargo

@@ -24,7 +24,9 @@
 //!   6.18 MADV_RANDOM does not switch fault-around off (the fault count is
 //!   the same with and without it), so the window is what makes each touch
 //!   a fault there; the fault still maps its neighbours, as every fault of
-//!   that kernel does.
+//!   that kernel does. On ext4 (64 KB folios here) a window is one folio,
+//!   mapped in one batch; on tmpfs (4 KB pages) it is 16 folios, and both
+//!   figures read higher there.
 //! - page_remap / fault_remap: the same passes (same pages per mapping,
 //!   same mmap, madvise and munmap) without the touches: the remap share
 //!   per touch, subtracted. The summary's "Page Fault" is page - page_remap.

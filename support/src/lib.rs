@@ -21,5 +21,7 @@ mod machine_linux;
 pub mod peer;
 pub mod proc;
 pub mod rpc;
+#[cfg(target_os = "linux")]
+pub mod protfault;
 pub mod sys;
 pub mod vm;

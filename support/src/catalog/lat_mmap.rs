@@ -32,10 +32,43 @@ pub fn largest(run: &dyn Lookup) -> Option<f64> {
     SIZES.iter().rev().find_map(|(m, _)| run.value(m))
 }
 
+/// Every metric, smallest size first: what "Mmap Latency" may read.
+pub static ALL: [&Metric; 8] = [
+    &MAP_512K, &MAP_1M, &MAP_2M, &MAP_4M, &MAP_8M, &MAP_16M, &MAP_32M, &MAP_64M,
+];
+
 pub static PROGRAM: Program = Program {
     name: "lat_mmap",
     about: "mmap + touch a tenth + munmap of a file, 512 KB to 64 MB",
-    metrics: &[
-        &MAP_512K, &MAP_1M, &MAP_2M, &MAP_4M, &MAP_8M, &MAP_16M, &MAP_32M, &MAP_64M,
-    ],
+    metrics: &ALL,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Run(&'static [(&'static str, f64)]);
+    impl Lookup for Run {
+        fn value(&self, m: &Metric) -> Option<f64> {
+            self.0.iter().find(|(id, _)| *id == m.id).map(|(_, v)| *v)
+        }
+        fn fact(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn mmap_latency_is_the_largest_size_measured() {
+        let all = Run(&[("lat_mmap/map/512k", 1.0), ("lat_mmap/map/64m", 9.0)]);
+        assert_eq!(largest(&all), Some(9.0));
+        // 64m skipped (not enough free memory): the next largest one.
+        let capped = Run(&[("lat_mmap/map/512k", 1.0), ("lat_mmap/map/32m", 5.0)]);
+        assert_eq!(largest(&capped), Some(5.0));
+        assert_eq!(largest(&Run(&[])), None);
+        assert!(SIZES.windows(2).all(|w| w[0].1 * 2 == w[1].1));
+        assert!(SIZES
+            .iter()
+            .zip(ALL.iter())
+            .all(|(s, m)| std::ptr::eq(s.0, *m)));
+    }
+}

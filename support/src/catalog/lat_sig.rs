@@ -29,9 +29,38 @@ pub static PROT: Metric = Metric::median(
     "one protection fault: a store to a read-only page, SIGSEGV delivered, the handler counts and returns, the store retried",
 );
 
+/// What "Prot Fault" reads.
+pub static PROT_FAULT_INPUTS: [&Metric; 3] = [&PROT, &CATCH, &KILL];
+
 /// The summary's "Prot Fault": a protection fault minus the signal
 /// handling it also pays, i.e. minus the "sig hndl" figure (catch - kill):
 /// prot - (catch - kill). See benches/lat_sig.rs for why not minus catch.
 pub fn prot_fault(run: &dyn super::Lookup) -> Option<f64> {
     Some(run.value(&PROT)? - (run.value(&CATCH)? - run.value(&KILL)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Run;
+    impl super::super::Lookup for Run {
+        fn value(&self, m: &Metric) -> Option<f64> {
+            match m.id {
+                "lat_sig/prot" => Some(8.0),
+                "lat_sig/catch" => Some(6.0),
+                "lat_sig/kill" => Some(1.0),
+                _ => None,
+            }
+        }
+        fn fact(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn prot_fault_subtracts_sig_hndl() {
+        // 8 - (6 - 1): the fault minus delivery, handler and return.
+        assert_eq!(prot_fault(&Run), Some(3.0));
+    }
 }

@@ -189,6 +189,9 @@ pub enum Source {
     Minus(&'static Metric, &'static Metric),
     /// Anything else: computed from the run.
     Derived(fn(&dyn Lookup) -> Option<f64>),
+    /// Computed by the function from the metrics listed (listed so that
+    /// `lmbench list` and the completeness tests see what feeds the column).
+    Computed(&'static [&'static Metric], fn(&dyn Lookup) -> Option<f64>),
     /// The bench for this column has not been written yet: always `-`.
     Pending,
 }
@@ -205,6 +208,7 @@ impl Source {
             }
             Source::Minus(a, b) => Some(run.value(a)? - run.value(b)?),
             Source::Derived(f) => f(run),
+            Source::Computed(_, f) => f(run),
             Source::Pending => None,
         }
     }
@@ -215,6 +219,7 @@ impl Source {
             Source::Metric(m) => vec![m],
             Source::Mean(ms) => ms.to_vec(),
             Source::Minus(a, b) => vec![a, b],
+            Source::Computed(ms, _) => ms.to_vec(),
             Source::Derived(_) | Source::Pending => vec![],
         }
     }

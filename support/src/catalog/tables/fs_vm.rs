@@ -13,8 +13,18 @@ pub static FS_VM: Table = Table {
         Column::new("", "Delete", 6, Source::Metric(&fs::DELETE_0K)),
         Column::new("10K File", "Create", 8, Source::Metric(&fs::CREATE_10K)),
         Column::new("", "Delete", 6, Source::Metric(&fs::DELETE_10K)),
-        Column::new("Mmap", "Latency", 7, Source::Derived(mmap::largest)),
-        Column::new("Prot", "Fault", 5, Source::Derived(sig::prot_fault)),
+        Column::new(
+            "Mmap",
+            "Latency",
+            7,
+            Source::Computed(&mmap::ALL, mmap::largest),
+        ),
+        Column::new(
+            "Prot",
+            "Fault",
+            5,
+            Source::Computed(&sig::PROT_FAULT_INPUTS, sig::prot_fault),
+        ),
         Column::new(
             "Page",
             "Fault",
