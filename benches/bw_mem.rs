@@ -23,8 +23,8 @@
 //! Ceilings: right after bcopy at the top half size and bzero at the top
 //! size, the same memcpy / memset on the same buffers in a plain loop, and
 //! `perf bench mem memcpy|memset` at that size (if perf runs here), are
-//! measured and printed beside our figure (`bw_mem ceiling ...` lines;
-//! `lmbench run` keeps them in target/lmbench/run.log).
+//! measured and printed beside our figure (`ceiling: ...` lines, which
+//! `lmbench run` echoes).
 
 use std::time::{Duration, Instant};
 
@@ -168,7 +168,7 @@ fn print_ceilings(mode: &str, size: usize, ours: f64, a: &mut Buf, b: &mut Buf) 
         _ => ("memset", ceiling::memset_plain(a)),
     };
     let mut line = format!(
-        "bw_mem ceiling {kind} {} MB: bw_mem/{mode} {ours:.0} MB/s, plain loop {plain:.0}",
+        "ceiling: {kind} {} MB: bw_mem/{mode} {ours:.0} MB/s, plain loop {plain:.0}",
         size >> 20
     );
     let mut best = plain;

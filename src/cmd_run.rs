@@ -90,6 +90,11 @@ pub fn run(opts: Options) -> Result<()> {
                 let id = if id.is_empty() { "" } else { id };
                 eprintln!("      {id:<36} {}", rest.trim());
             }
+            // Reference figures a bench prints beside its own (bw_mem's
+            // memcpy/memset ceilings).
+            if line.starts_with("ceiling: ") {
+                eprintln!("      {line}");
+            }
         }
         let status = child.wait()?;
         if !status.success() {
