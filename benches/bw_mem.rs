@@ -17,10 +17,14 @@
 //! lmbench's summary copies "half" the memory. In Criterion's test mode
 //! sizes stop at 1 MB (CI stays fast).
 //!
-//! Sampling: flat, 10 samples, 0.2 s warm-up, 0.6 s per size (about three
-//! minutes for the ~160 points). After the sweep, outside Criterion, the
-//! libc modes' ceilings at the top size are printed: the same memcpy /
-//! memset in a plain loop and `perf bench mem` (if perf runs here).
+//! Sampling: flat, 10 samples, 0.2 s warm-up, 0.6 s per point; no plots
+//! (about three minutes for the ~160 points on an idle 2-CPU machine).
+//!
+//! Ceilings: right after bcopy at the top half size and bzero at the top
+//! size, the same memcpy / memset on the same buffers in a plain loop, and
+//! `perf bench mem memcpy|memset` at that size (if perf runs here), are
+//! measured and printed beside our figure (`ceiling: ...` lines, which
+//! `lmbench run` echoes).
 
 use std::time::{Duration, Instant};
 
@@ -95,9 +99,6 @@ fn verify(m: &Metric, mode: &str, a: &mut Buf, b: &mut Buf) {
     }
 }
 
-/// A mode, its size, and the (iters, time) of every call Criterion made.
-type Recorded = (&'static str, usize, Vec<(u64, Duration)>);
-
 /// MB/s of the last `n` recorded (iters, time) calls: Criterion's samples.
 fn sampled_mbps(calls: &[(u64, Duration)], bytes: usize, n: usize) -> Option<f64> {
     let mut rates: Vec<f64> = calls[calls.len().saturating_sub(n)..]
@@ -118,8 +119,6 @@ fn bw_mem(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(600));
-    // The top bcopy / bzero calls, to print beside the ceilings.
-    let mut libc_calls: Vec<Recorded> = Vec::new();
     for size_id in cat::SIZES {
         let size = parse_size(size_id).expect("catalog sizes parse");
         if size > top {
@@ -148,7 +147,9 @@ fn bw_mem(c: &mut Criterion) {
             }
             let m = cat::metric(mode, size_id).expect("in catalog");
             verify(m, mode, &mut a, &mut b);
-            let record = (*mode == "bcopy" && 4 * size > top) || (*mode == "bzero" && size == top);
+            // The libc modes at the summary size get their ceilings.
+            let record = !testing
+                && ((*mode == "bcopy" && 4 * size > top) || (*mode == "bzero" && size == top));
             let mut calls = Vec::new();
             g.bytes_per_iter(size as u64);
             g.bench(m, |iters| {
@@ -158,56 +159,47 @@ fn bw_mem(c: &mut Criterion) {
                 }
                 t
             });
-            if record {
-                libc_calls.push((mode, size, calls));
+            if let Some(ours) = sampled_mbps(&calls, size, 10) {
+                print_ceilings(mode, size, ours, &mut a, &mut b);
             }
         }
         // a and b are freed here, before the next size.
     }
     g.finish();
-    if !testing {
-        print_ceilings(&libc_calls);
-    }
 }
 
-/// Prints the libc modes' figures beside their ceilings.
-fn print_ceilings(calls: &[Recorded]) {
-    for (mode, size, calls) in calls {
-        let Some(ours) = sampled_mbps(calls, *size, 10) else {
-            continue; // filtered out by the user
-        };
-        let (kind, plain) = match *mode {
-            "bcopy" => ("memcpy", ceiling::memcpy_plain(*size)),
-            _ => ("memset", ceiling::memset_plain(*size)),
-        };
-        let mut line = format!(
-            "bw_mem ceiling {kind} {} MB: bw_mem/{mode} {ours:.0} MB/s",
-            size >> 20
-        );
-        let mut best = 0f64;
-        if let Ok(p) = plain {
-            line += &format!(", plain loop {p:.0}");
-            best = best.max(p);
-        }
-        match ceiling::perf_bench(kind, *size, 3) {
-            Some(fns) => {
-                for (name, v) in fns {
-                    line += &format!(", perf {name} {v:.0}");
-                    best = best.max(v);
-                }
+/// Measures and prints, right after bw_mem's own figure (`ours`, MB/s),
+/// the same libc call on the same buffers in a plain loop and `perf bench
+/// mem` at the same size.
+fn print_ceilings(mode: &str, size: usize, ours: f64, a: &mut Buf, b: &mut Buf) {
+    let (kind, plain) = match mode {
+        "bcopy" => ("memcpy", ceiling::memcpy_plain(a, b)),
+        _ => ("memset", ceiling::memset_plain(a)),
+    };
+    let mut line = format!(
+        "ceiling: {kind} {} MB: bw_mem/{mode} {ours:.0} MB/s, plain loop {plain:.0}",
+        size >> 20
+    );
+    let mut best = plain;
+    match ceiling::perf_bench(kind, size, 3) {
+        Some(fns) => {
+            for (name, v) in fns {
+                line += &format!(", perf {name} {v:.0}");
+                best = best.max(v);
             }
-            None => line += ", perf unavailable",
         }
-        if best > 0.0 {
-            line += &format!("; ours/best {:.0}%", 100.0 * ours / best);
-        }
-        println!("{line}");
+        None => line += ", perf unavailable",
     }
+    line += &format!("; ours/best {:.0}%", 100.0 * ours / best);
+    println!("{line}");
 }
 
 criterion_group! {
     name = benches;
-    config = config();
+    // No plots: Criterion's plotting costs seconds of CPU per benchmark,
+    // which for ~160 points would dwarf the measuring (estimates and the
+    // saved samples are unaffected).
+    config = config().without_plots();
     targets = bw_mem
 }
 criterion_main!(benches);

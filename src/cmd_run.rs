@@ -117,6 +117,11 @@ pub fn run(opts: Options) -> Result<()> {
                     let id = if id.is_empty() { previous.trim() } else { id };
                     eprintln!("      {id:<36} {}", rest.trim());
                 }
+                // Reference figures a bench prints beside its own (bw_mem's
+                // memcpy/memset ceilings).
+                if line.starts_with("ceiling: ") {
+                    eprintln!("      {line}");
+                }
                 previous = line;
             }
             let status = child.wait()?;

@@ -1,10 +1,10 @@
 //! Bare ceilings for bw_mem's libc modes: the same libc `memcpy`/`memset`
 //! over the same kind of buffers in a plain timed loop (no Criterion), and
 //! `perf bench mem memcpy|memset` at the same size where perf is
-//! installed. bw_mem prints them beside its own bcopy/bzero figures, so a
+//! installed. bw_mem measures them right after its own bcopy/bzero at the
+//! top size, on the same buffers, and prints them side by side, so a
 //! harness overhead would show as a gap (target: within 5 %).
 
-use std::io;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -35,21 +35,18 @@ pub fn reps_for(bytes: usize) -> u32 {
     ((256usize << 20) / bytes).clamp(1, 1 << 20) as u32
 }
 
-/// libc memcpy of `bytes` between two page-aligned, pre-touched buffers.
-pub fn memcpy_plain(bytes: usize) -> io::Result<f64> {
-    let src = Buf::new(bytes, 1)?;
-    let mut dst = Buf::new(bytes, 2)?;
-    Ok(plain_loop(bytes, reps_for(bytes), || {
+/// libc memcpy from `src` to `dst` (equal sizes) in a plain loop.
+pub fn memcpy_plain(src: &Buf, dst: &mut Buf) -> f64 {
+    let bytes = src.len();
+    plain_loop(bytes, reps_for(bytes), || {
         bcopy(src.as_bytes(), dst.as_bytes_mut())
-    }))
+    })
 }
 
-/// libc memset of a page-aligned, pre-touched buffer of `bytes`.
-pub fn memset_plain(bytes: usize) -> io::Result<f64> {
-    let mut buf = Buf::new(bytes, 1)?;
-    Ok(plain_loop(bytes, reps_for(bytes), || {
-        bzero(buf.as_bytes_mut())
-    }))
+/// libc memset of `buf` in a plain loop.
+pub fn memset_plain(buf: &mut Buf) -> f64 {
+    let bytes = buf.len();
+    plain_loop(bytes, reps_for(bytes), || bzero(buf.as_bytes_mut()))
 }
 
 /// `perf bench mem KIND -s BYTES -f all`, run `runs` times: per perf
@@ -140,6 +137,10 @@ mod tests {
 
     #[test]
     fn plain_loop_measures_something() {
-        assert!(memset_plain(64 * 1024).unwrap() > 0.0);
+        let mut a = Buf::new(64 * 1024, 1).unwrap();
+        let mut b = Buf::new(64 * 1024, 2).unwrap();
+        assert!(memset_plain(&mut b) > 0.0);
+        assert!(memcpy_plain(&a, &mut b) > 0.0);
+        assert!(memset_plain(&mut a) > 0.0);
     }
 }
