@@ -17,8 +17,19 @@ pub fn fmt_num(v: f64, width: usize) -> String {
         return "-".to_string();
     }
     let fits = |s: &str| s.len() <= width;
-    // Plain decimal, most precise first (at most 4 decimals).
-    for prec in (0..=4usize.min(width.saturating_sub(2))).rev() {
+    // Plain decimal, most precise first: at most 4 significant digits for
+    // figures of 1 and above (134.7, 3.892), at most 4 decimals below 1.
+    let int_digits = if v.abs() >= 1.0 {
+        v.abs().log10().floor() as usize + 1
+    } else {
+        0
+    };
+    let max_prec = if int_digits == 0 {
+        4
+    } else {
+        4usize.saturating_sub(int_digits)
+    };
+    for prec in (0..=max_prec.min(width.saturating_sub(2))).rev() {
         let s = trim_negative_zero(format!("{v:.prec$}"));
         if fits(&s) {
             return s;
@@ -149,6 +160,9 @@ mod tests {
         assert_eq!(fmt_num(1234.0, 3), "1K");
         assert_eq!(fmt_num(1250.0, 3), "1K");
         assert_eq!(fmt_num(0.0812, 6), "0.0812");
+        assert_eq!(fmt_num(134.7489, 8), "134.7");
+        assert_eq!(fmt_num(3.8915, 6), "3.892");
+        assert_eq!(fmt_num(1871.18, 7), "1871");
         assert_eq!(fmt_num(2_500_000.0, 4), "2.5M");
         assert_eq!(fmt_num(-0.001, 4), "0.00");
         assert_eq!(fmt_num(f64::NAN, 4), "-");

@@ -20,8 +20,8 @@ pub mod machine;
 mod machine_linux;
 pub mod peer;
 pub mod proc;
-pub mod rpc;
 #[cfg(target_os = "linux")]
 pub mod protfault;
+pub mod rpc;
 pub mod sys;
 pub mod vm;
