@@ -7,7 +7,12 @@ pub static COMM_LAT: Table = Table {
     title: "*Local* Communication latencies in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 5, Source::Derived(super::ctx::ctx_2p_0k)),
+        Column::new(
+            "2p/0K",
+            "ctxsw",
+            5,
+            Source::Computed(&super::ctx::U0, super::ctx::ctx_2p_0k),
+        ),
         Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PIPE)),
         Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::STREAM)),
         Column::new("UDP", "", 5, Source::Metric(&lat_udp::UDP)),

@@ -8,29 +8,31 @@ pub fn switch(run: &dyn Lookup, trip: &Metric, p: usize, overhead: &Metric) -> O
     Some(run.value(trip)? / p as f64 - run.value(overhead)?)
 }
 
-// `Source::Derived` takes a plain fn: one per (shape, placement).
+// `Source::Computed` takes a plain fn and the metrics it reads: one pair
+// per (shape, placement).
 macro_rules! shape {
-    ($fname:ident, $i:literal, $col:tt) => {
+    ($fname:ident, $inputs:ident, $i:literal, $col:tt) => {
         fn $fname(run: &dyn Lookup) -> Option<f64> {
             let s = &SHAPES[$i];
             switch(run, s.$col, s.0, s.4)
         }
+        pub(super) static $inputs: [&Metric; 2] = [SHAPES[$i].$col, SHAPES[$i].4];
     };
 }
-shape!(u0, 0, 2);
-shape!(u1, 1, 2);
-shape!(u2, 2, 2);
-shape!(u3, 3, 2);
-shape!(u4, 4, 2);
-shape!(u5, 5, 2);
-shape!(u6, 6, 2);
-shape!(p0, 0, 3);
-shape!(p1, 1, 3);
-shape!(p2, 2, 3);
-shape!(p3, 3, 3);
-shape!(p4, 4, 3);
-shape!(p5, 5, 3);
-shape!(p6, 6, 3);
+shape!(u0, U0, 0, 2);
+shape!(u1, U1, 1, 2);
+shape!(u2, U2, 2, 2);
+shape!(u3, U3, 3, 2);
+shape!(u4, U4, 4, 2);
+shape!(u5, U5, 5, 2);
+shape!(u6, U6, 6, 2);
+shape!(p0, P0, 0, 3);
+shape!(p1, P1, 1, 3);
+shape!(p2, P2, 2, 3);
+shape!(p3, P3, 3, 3);
+shape!(p4, P4, 4, 3);
+shape!(p5, P5, 5, 3);
+shape!(p6, P6, 6, 3);
 
 /// The 2p/0K unpinned figure, repeated in the communication table.
 pub fn ctx_2p_0k(run: &dyn Lookup) -> Option<f64> {
@@ -42,13 +44,13 @@ pub static CTX: Table = Table {
     title: "Context switching - times in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 6, Source::Derived(u0)),
-        Column::new("2p/16K", "ctxsw", 6, Source::Derived(u1)),
-        Column::new("2p/64K", "ctxsw", 6, Source::Derived(u2)),
-        Column::new("8p/16K", "ctxsw", 6, Source::Derived(u3)),
-        Column::new("8p/64K", "ctxsw", 6, Source::Derived(u4)),
-        Column::new("16p/16K", "ctxsw", 7, Source::Derived(u5)),
-        Column::new("16p/64K", "ctxsw", 7, Source::Derived(u6)),
+        Column::new("2p/0K", "ctxsw", 6, Source::Computed(&U0, u0)),
+        Column::new("2p/16K", "ctxsw", 6, Source::Computed(&U1, u1)),
+        Column::new("2p/64K", "ctxsw", 6, Source::Computed(&U2, u2)),
+        Column::new("8p/16K", "ctxsw", 6, Source::Computed(&U3, u3)),
+        Column::new("8p/64K", "ctxsw", 6, Source::Computed(&U4, u4)),
+        Column::new("16p/16K", "ctxsw", 7, Source::Computed(&U5, u5)),
+        Column::new("16p/64K", "ctxsw", 7, Source::Computed(&U6, u6)),
     ],
 };
 
@@ -61,13 +63,13 @@ pub static CTX_PINNED: Table = Table {
         "Context switching, all ring members on one CPU (not in lmbench) - times in microseconds",
     unit: Unit::Micros,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 6, Source::Derived(p0)),
-        Column::new("2p/16K", "ctxsw", 6, Source::Derived(p1)),
-        Column::new("2p/64K", "ctxsw", 6, Source::Derived(p2)),
-        Column::new("8p/16K", "ctxsw", 6, Source::Derived(p3)),
-        Column::new("8p/64K", "ctxsw", 6, Source::Derived(p4)),
-        Column::new("16p/16K", "ctxsw", 7, Source::Derived(p5)),
-        Column::new("16p/64K", "ctxsw", 7, Source::Derived(p6)),
+        Column::new("2p/0K", "ctxsw", 6, Source::Computed(&P0, p0)),
+        Column::new("2p/16K", "ctxsw", 6, Source::Computed(&P1, p1)),
+        Column::new("2p/64K", "ctxsw", 6, Source::Computed(&P2, p2)),
+        Column::new("8p/16K", "ctxsw", 6, Source::Computed(&P3, p3)),
+        Column::new("8p/64K", "ctxsw", 6, Source::Computed(&P4, p4)),
+        Column::new("16p/16K", "ctxsw", 7, Source::Computed(&P5, p5)),
+        Column::new("16p/64K", "ctxsw", 7, Source::Computed(&P6, p6)),
     ],
 };
 
