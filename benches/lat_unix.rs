@@ -7,39 +7,15 @@
 //! sequence number, checked). Our end has SO_RCVTIMEO, so a peer that
 //! stops answering fails the bench in seconds; one that dies gives EOF.
 
-use std::os::fd::AsRawFd;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_unix::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{config, socket_echo};
 use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_unix(c: &mut Criterion) {
-    let m = &cat::STREAM;
-    let (ours, theirs) = check(m, "socketpair", ipc::socketpair());
-    let peer = check(
-        m,
-        "start the echo peer",
-        ipc::spawn_with_fds(PEER, &["echo"], &[theirs.as_raw_fd()]),
-    );
-    drop(theirs);
-    let fd = ours.as_raw_fd();
-    check(
-        m,
-        "SO_RCVTIMEO",
-        ipc::set_recv_timeout(fd, ipc::ANSWER_TIMEOUT),
-    );
-    check(m, "untimed round trip", ipc::echo_loop(fd, fd, 1, 1, None));
-
-    let mut g = Group::new(c, &PROGRAM, Class::Fast);
-    g.bench(m, |iters| {
-        check(m, "round trip", ipc::echo_loop(fd, fd, 1, iters, None))
-    });
-    g.finish();
-    drop(ours);
-    drop(peer);
+    socket_echo(c, &PROGRAM, &cat::STREAM, ipc::socketpair(), PEER, 1);
 }
 
 criterion_group! {

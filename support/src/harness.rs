@@ -191,3 +191,45 @@ pub fn test_mode() -> bool {
     }
     !bench
 }
+
+/// The whole of a socket round-trip bench (lat_unix, lat_udp, lat_tcp):
+/// our end of `pair` talks to `lmbench-peer echo`, which owns the other;
+/// each iteration writes `len` bytes (a sequence number's low bytes) and
+/// reads the checked echo. SO_RCVTIMEO on our end turns a silent peer into
+/// a failure within seconds; a dead one gives EOF.
+pub fn socket_echo(
+    c: &mut Criterion,
+    program: &'static Program,
+    metric: &'static Metric,
+    pair: std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    peer_bin: &str,
+    len: usize,
+) {
+    use crate::ipc;
+    use std::os::fd::AsRawFd;
+
+    let (ours, theirs) = check(metric, "socket pair", pair);
+    let peer = check(
+        metric,
+        "start the echo peer",
+        ipc::spawn_with_fds(peer_bin, &["echo"], &[theirs.as_raw_fd()]),
+    );
+    drop(theirs);
+    let fd = ours.as_raw_fd();
+    let timeout = ipc::set_recv_timeout(fd, ipc::ANSWER_TIMEOUT);
+    check(metric, "SO_RCVTIMEO", timeout);
+    let first = ipc::echo_loop(fd, fd, len, 1, None);
+    check(metric, "untimed round trip", first);
+
+    let mut g = Group::new(c, program, Class::Fast);
+    g.bench(metric, |iters| {
+        check(
+            metric,
+            "round trip",
+            ipc::echo_loop(fd, fd, len, iters, None),
+        )
+    });
+    g.finish();
+    drop(ours);
+    drop(peer);
+}
