@@ -199,7 +199,7 @@ criterion_group! {
     // No plots: Criterion's plotting costs seconds of CPU per benchmark,
     // which for ~160 points would dwarf the measuring (estimates and the
     // saved samples are unaffected).
-    config = config().without_plots();
+    config = config();
     targets = bw_mem
 }
 criterion_main!(benches);

@@ -15,10 +15,18 @@ use criterion::{
 use crate::catalog::{Metric, Program};
 
 /// The Criterion configuration every bench file uses.
+///
+/// Criterion's plots cost several CPU-seconds per benchmark (more than many
+/// measurements), so they are off unless `LMBENCH_PLOTS=1`; the estimates,
+/// samples and `lmbench summary`/`plot` do not need them.
 pub fn config() -> Criterion {
-    // Plotters is pure Rust and always there; choosing it also silences
-    // Criterion's "Gnuplot not found" line in every bench process.
-    Criterion::default().plotting_backend(PlottingBackend::Plotters)
+    // Plotters is pure Rust and always there.
+    let c = Criterion::default().plotting_backend(PlottingBackend::Plotters);
+    if std::env::var_os("LMBENCH_PLOTS").is_some_and(|v| v == "1") {
+        c
+    } else {
+        c.without_plots()
+    }
 }
 
 /// How a group samples, by the cost of one operation.
