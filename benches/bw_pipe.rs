@@ -10,43 +10,15 @@
 //! A short read is fine (pipes return what is there); end of stream or an
 //! error fails the bench. The writer is killed and reaped when we are done.
 
-use std::os::fd::AsRawFd;
-use std::time::Instant;
-
 use criterion::{criterion_group, criterion_main, Criterion};
-use lmbench_support::bw::{self, kernels::Buf};
 use lmbench_support::catalog::bw_pipe::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::harness::{config, stream_read_bw};
+use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn bw_pipe(c: &mut Criterion) {
-    let m = &cat::READ_64K;
-    let (rd, wr) = check(m, "pipe", bw::pipe());
-    let chunk = bw::XFER.to_string();
-    let _writer = check(
-        m,
-        "start writer",
-        bw::spawn_writer(PEER, &["fd1", &chunk], Some(wr)),
-    );
-    let mut buf = check(m, "buffer", Buf::new(bw::XFER + 4096, 0));
-    let buf = &mut buf.as_bytes_mut()[128..128 + bw::XFER];
-    let fd = rd.as_raw_fd();
-    // Checked once before timing: the writer is up and delivers.
-    check(m, "untimed transfer", bw::read_total(fd, buf, bw::MOVE));
-
-    let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
-    g.bytes_per_iter(bw::MOVE as u64);
-    g.bench(m, |iters| {
-        let t = Instant::now();
-        for _ in 0..iters {
-            if let Err(e) = bw::read_total(fd, buf, bw::MOVE) {
-                failed(m, e);
-            }
-        }
-        t.elapsed()
-    });
-    g.finish();
+    stream_read_bw(c, &PROGRAM, &cat::READ_64K, ipc::pipe(), PEER);
 }
 
 criterion_group! {

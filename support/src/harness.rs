@@ -241,3 +241,47 @@ pub fn socket_echo(
     drop(ours);
     drop(peer);
 }
+
+/// The whole of a stream-bandwidth bench over a local pair (bw_pipe,
+/// bw_unix): `lmbench-peer bw_write fd1 64K` owns the write end of `pair`
+/// as its stdout and writes forever; timed, per iteration, reading
+/// `bw::MOVE` bytes in reads of up to `bw::XFER` into a buffer offset 128
+/// bytes from page alignment (as lmbench). A short read is fine; end of
+/// stream or an error fails the bench with the metric id.
+pub fn stream_read_bw(
+    c: &mut Criterion,
+    program: &'static Program,
+    metric: &'static Metric,
+    pair: std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    peer_bin: &str,
+) {
+    use crate::bw::{self, kernels::Buf};
+    use std::os::fd::AsRawFd;
+
+    let (rd, wr) = check(metric, "pipe or socketpair", pair);
+    let chunk = bw::XFER.to_string();
+    let writer = bw::spawn_writer(peer_bin, &["fd1", &chunk], Some(wr));
+    let _writer = check(metric, "start writer", writer);
+    let mut buf = check(metric, "buffer", Buf::new(bw::XFER + 4096, 0));
+    let buf = &mut buf.as_bytes_mut()[128..128 + bw::XFER];
+    let fd = rd.as_raw_fd();
+    // Checked once before timing: the writer is up and delivers.
+    check(
+        metric,
+        "untimed transfer",
+        bw::read_total(fd, buf, bw::MOVE),
+    );
+
+    let mut g = Group::new(c, program, Class::Bandwidth);
+    g.bytes_per_iter(bw::MOVE as u64);
+    g.bench(metric, |iters| {
+        let t = Instant::now();
+        for _ in 0..iters {
+            if let Err(e) = bw::read_total(fd, buf, bw::MOVE) {
+                failed(metric, e);
+            }
+        }
+        t.elapsed()
+    });
+    g.finish();
+}

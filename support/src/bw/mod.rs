@@ -10,7 +10,7 @@ pub mod kernels;
 
 use std::io;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -46,34 +46,8 @@ fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-fn cloexec(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on an fd we own; no memory is touched.
-    cvt(unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) }).map(drop)
-}
-
-/// A pipe: (read end, write end), both close-on-exec.
-pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: fds has room for the two descriptors pipe(2) returns.
-    cvt(unsafe { libc::pipe(fds.as_mut_ptr()) })?;
-    // SAFETY: pipe(2) succeeded, so both fds are open and now owned here.
-    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    cloexec(fds[0])?;
-    cloexec(fds[1])?;
-    Ok(pair)
-}
-
-/// A connected AF_UNIX stream socketpair, both close-on-exec.
-pub fn socketpair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: fds has room for the two descriptors socketpair(2) returns.
-    cvt(unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()) })?;
-    // SAFETY: socketpair(2) succeeded, so both fds are open and now owned here.
-    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    cloexec(fds[0])?;
-    cloexec(fds[1])?;
-    Ok(pair)
-}
+// Pipes and socketpairs come from `ipc` (close-on-exec, as here).
+pub use crate::ipc::{pipe, socketpair};
 
 /// setsockopt(SOL_SOCKET, opt) with an int value (SO_SNDBUF, SO_RCVBUF).
 pub fn set_sockopt(fd: RawFd, opt: libc::c_int, value: usize) -> io::Result<()> {
