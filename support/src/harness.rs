@@ -89,15 +89,7 @@ impl<'a> Group<'a> {
     /// Benchmarks `metric` with a body that runs `iters` operations and
     /// returns the time they took (setup and checks outside the timing).
     pub fn bench(&mut self, metric: &'static Metric, body: impl FnMut(u64) -> Duration) {
-        assert!(
-            self.program
-                .metrics
-                .iter()
-                .any(|m| std::ptr::eq(*m, metric)),
-            "{} is not registered in catalog program {}",
-            metric.id,
-            self.program.name
-        );
+        self.assert_registered(metric);
         let mut body = body;
         let (function, parameter) = metric.function_and_parameter();
         match parameter {
@@ -115,16 +107,21 @@ impl<'a> Group<'a> {
     /// line goes to stderr, where the catalog-vs-benches test reads it: a
     /// skip is said, never silent.
     pub fn skip(&mut self, metric: &'static Metric, why: impl Display) {
-        assert!(
-            self.program
-                .metrics
-                .iter()
-                .any(|m| std::ptr::eq(*m, metric)),
-            "{} is not registered in catalog program {}",
-            metric.id,
-            self.program.name
-        );
+        self.assert_registered(metric);
         eprintln!("{SKIPPED}{}: {why}", metric.id);
+    }
+
+    fn assert_registered(&self, metric: &Metric) {
+        let ours = self
+            .program
+            .metrics
+            .iter()
+            .any(|m| std::ptr::eq(*m, metric));
+        assert!(
+            ours,
+            "{} is not registered in catalog program {}",
+            metric.id, self.program.name
+        );
     }
 
     pub fn finish(self) {

@@ -47,15 +47,7 @@ pub static PROGRAM: Program = Program {
 mod tests {
     use super::*;
 
-    struct Run(&'static [(&'static str, f64)]);
-    impl Lookup for Run {
-        fn value(&self, m: &Metric) -> Option<f64> {
-            self.0.iter().find(|(id, _)| *id == m.id).map(|(_, v)| *v)
-        }
-        fn fact(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
+    use crate::catalog::FakeRun as Run;
 
     #[test]
     fn mmap_latency_is_the_largest_size_measured() {

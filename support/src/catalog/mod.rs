@@ -263,6 +263,20 @@ pub struct Table {
 
 pub use tables::TABLES;
 
+/// A run made of fixed (id, value) pairs, for the catalog's unit tests.
+#[cfg(test)]
+pub(crate) struct FakeRun(pub &'static [(&'static str, f64)]);
+
+#[cfg(test)]
+impl Lookup for FakeRun {
+    fn value(&self, m: &Metric) -> Option<f64> {
+        self.0.iter().find(|(id, _)| *id == m.id).map(|(_, v)| *v)
+    }
+    fn fact(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

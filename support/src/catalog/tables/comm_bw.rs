@@ -56,17 +56,8 @@ fn mem_write(run: &dyn Lookup) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Metric;
 
-    struct Run(&'static [(&'static str, f64)]);
-    impl Lookup for Run {
-        fn value(&self, m: &Metric) -> Option<f64> {
-            self.0.iter().find(|(id, _)| *id == m.id).map(|(_, v)| *v)
-        }
-        fn fact(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
+    use crate::catalog::FakeRun as Run;
 
     #[test]
     fn summary_takes_the_largest_size_present() {
