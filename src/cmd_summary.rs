@@ -25,6 +25,14 @@ pub fn render(runs: &[Run]) -> Result<String> {
             out.push('\n');
             out.push_str(&table::render(t, runs));
             any = true;
+            // lmbench's "Guesses" and the cache points used, under the table.
+            if t.key == "mem_lat" {
+                for r in runs {
+                    for n in lmbench_support::catalog::tables::mem_notes(r) {
+                        out.push_str(&format!("  {n}\n"));
+                    }
+                }
+            }
         }
     }
     if !any {

@@ -1,6 +1,7 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 
 mod cmd_list;
+mod cmd_plot;
 mod cmd_run;
 mod cmd_summary;
 mod criterion;
@@ -37,6 +38,17 @@ enum Cmd {
     Summary,
     /// List every metric: unit, summary column, timed region.
     List,
+    /// Draw the memory-latency curves (SVG, or text with --text).
+    Plot {
+        /// Saved runs to draw (default: the latest run).
+        runs: Vec<String>,
+        /// Draw in the terminal instead of writing an SVG.
+        #[arg(long)]
+        text: bool,
+        /// Where to write the SVG (default: target/lmbench/lat_mem_rd.svg).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -45,6 +57,7 @@ fn main() -> ExitCode {
         Cmd::Run { quick, filter } => cmd_run::run(cmd_run::Options { quick, filter }),
         Cmd::Summary => cmd_summary::run(),
         Cmd::List => cmd_list::run(),
+        Cmd::Plot { runs, text, out } => cmd_plot::run(&runs, cmd_plot::Options { text, out }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,10 +9,12 @@
 //! - [`machine`]: machine facts that explain a difference between runs.
 
 pub mod catalog;
+pub mod chase;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
 pub mod machine;
+pub mod ops;
 pub mod peer;
 pub mod proc;
 pub mod sys;

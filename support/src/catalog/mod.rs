@@ -8,9 +8,13 @@
 //! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
 //! its program's `METRICS`, and (if the summary shows it) one column.
 
+pub mod lat_mem_rd;
+pub mod lat_ops;
 pub mod lat_proc;
 pub mod lat_sig;
 pub mod lat_syscall;
+pub mod par_mem;
+pub mod tlb;
 
 pub mod tables;
 
@@ -125,7 +129,15 @@ pub struct Program {
 }
 
 /// Every program of the suite, in the order `lmbench run` runs them.
-pub static PROGRAMS: &[&Program] = &[&lat_syscall::PROGRAM, &lat_sig::PROGRAM, &lat_proc::PROGRAM];
+pub static PROGRAMS: &[&Program] = &[
+    &lat_syscall::PROGRAM,
+    &lat_sig::PROGRAM,
+    &lat_proc::PROGRAM,
+    &lat_ops::PROGRAM,
+    &lat_mem_rd::PROGRAM,
+    &tlb::PROGRAM,
+    &par_mem::PROGRAM,
+];
 
 /// Every metric of every program.
 pub fn all_metrics() -> impl Iterator<Item = &'static Metric> {

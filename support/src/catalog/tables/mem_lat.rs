@@ -1,4 +1,12 @@
-use crate::catalog::{Column, Source, Table, Unit};
+//! "Memory latencies in nanoseconds", with an L3 column lmbench's table
+//! predates. The L1/L2/L3 points are chosen inside each level from the
+//! machine's cache sizes (the OS's; the curve's where the OS is silent),
+//! not at lmbench's fixed 1 KB and 128 KB; `mem_notes` says which sizes
+//! were used and which levels the curve does not confirm (lmbench's
+//! "Guesses").
+use crate::catalog::lat_mem_rd::{self as lm, MAX_SIZE, RAND_FN, TABLE_FN};
+use crate::catalog::{Column, Lookup, Source, Table, Unit};
+use crate::chase::human_size;
 
 pub static MEM_LAT: Table = Table {
     key: "mem_lat",
@@ -6,10 +14,244 @@ pub static MEM_LAT: Table = Table {
     unit: Unit::Nanos,
     columns: &[
         Column::new("Mhz", "", 5, Source::Derived(super::mhz)),
-        Column::new("L1 $", "", 6, Source::Pending),
-        Column::new("L2 $", "", 6, Source::Pending),
-        Column::new("L3 $", "", 6, Source::Pending),
-        Column::new("Main mem", "", 8, Source::Pending),
-        Column::new("Rand mem", "", 8, Source::Pending),
+        Column::new("L1 $", "", 6, Source::Derived(|r| level_value(r, 0))),
+        Column::new("L2 $", "", 6, Source::Derived(|r| level_value(r, 1))),
+        Column::new("L3 $", "", 6, Source::Derived(|r| level_value(r, 2))),
+        Column::new("Main mem", "", 8, Source::Derived(main_mem)),
+        Column::new("Rand mem", "", 8, Source::Derived(rand_mem)),
     ],
 };
+
+const LEVELS: [&str; 3] = ["L1", "L2", "L3"];
+const FACTS: [&str; 3] = ["cache_l1d", "cache_l2", "cache_l3"];
+/// A rise of the curve this large (over one or a few adjacent points)
+/// marks the end of a level.
+const RISE: f64 = 1.3;
+
+fn main_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(TABLE_FN, MAX_SIZE)?)
+}
+
+fn rand_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(RAND_FN, MAX_SIZE)?)
+}
+
+fn level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
+    let (size, _) = level_points(run)[i]?;
+    run.value(lm::point(TABLE_FN, size)?)
+}
+
+/// The measured curve of one chain shape: (bytes, ns per load).
+pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
+    lm::curve(function)
+        .into_iter()
+        .filter_map(|(s, m)| Some((s, run.value(m)?)))
+        .collect()
+}
+
+/// Where the stride-128 curve says cache levels end: the last size before
+/// each rise of at least 30 % (a rise may span a few adjacent points).
+pub fn curve_ends(run: &dyn Lookup) -> Vec<u64> {
+    ends(&curve(run, TABLE_FN))
+}
+
+fn ends(c: &[(u64, f64)]) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < c.len() {
+        if c[i + 1].1 > 1.1 * c[i].1 {
+            // Follow the rise while it keeps rising.
+            let mut j = i + 1;
+            while j + 1 < c.len() && c[j + 1].1 > 1.1 * c[j].1 {
+                j += 1;
+            }
+            if c[j].1 >= RISE * c[i].1 {
+                out.push(c[i].0);
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Cache sizes by level: the OS's where it says, else the curve's next end.
+pub fn levels(run: &dyn Lookup) -> [Option<(u64, &'static str)>; 3] {
+    let os = FACTS.map(|k| run.fact(k).and_then(|s| s.trim().parse::<u64>().ok()));
+    let ends = curve_ends(run);
+    let mut out = [None; 3];
+    let mut prev = 0u64;
+    for i in 0..3 {
+        out[i] = match os[i] {
+            Some(b) => Some((b, "OS")),
+            None => ends
+                .iter()
+                .find(|&&e| e > prev * 3 / 2)
+                .map(|&e| (e, "curve")),
+        };
+        if let Some((b, _)) = out[i] {
+            prev = b;
+        }
+    }
+    out
+}
+
+/// The stride-128 sweep size each level's column uses, with the level's
+/// size and where that came from: half the level, or the geometric middle
+/// between it and the level below when half would be too close to that.
+pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3] {
+    let lv = levels(run);
+    let sizes: Vec<u64> = lm::curve(TABLE_FN).into_iter().map(|(s, _)| s).collect();
+    let mut out = [None; 3];
+    let mut lo = 0u64;
+    for i in 0..3 {
+        let Some((hi, src)) = lv[i] else { continue };
+        let mut target = hi / 2;
+        if target < 2 * lo {
+            target = ((lo as f64) * (hi as f64)).sqrt() as u64;
+        }
+        out[i] = sizes
+            .iter()
+            .copied()
+            .filter(|&s| s > lo && s <= target)
+            .max()
+            .map(|s| (s, (hi, src)));
+        lo = hi;
+    }
+    out
+}
+
+/// The cache line the latency-vs-stride curve shows at the largest size:
+/// the first stride after which a longer stride is under 15 % slower.
+pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
+    let at_max: Vec<(u64, f64)> = lm::SHAPES
+        .iter()
+        .filter(|(f, _)| *f != RAND_FN)
+        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, MAX_SIZE)?)?)))
+        .collect();
+    at_max
+        .windows(2)
+        .find(|w| w[1].1 < 1.15 * w[0].1)
+        .map(|w| w[0].0)
+}
+
+/// Lines printed under the table: the sizes used, the cap, where the curve
+/// says levels end, and lmbench's "Guesses" (levels not confirmed).
+pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
+    let mut notes = Vec::new();
+    let points = level_points(run);
+    let used: Vec<String> = points
+        .iter()
+        .zip(LEVELS)
+        .map(|(p, name)| match p {
+            Some((s, (lv, src))) => {
+                format!(
+                    "{name} $ at {} ({src} {name} {})",
+                    human_size(*s),
+                    human_size(*lv)
+                )
+            }
+            None => format!("{name} $ -"),
+        })
+        .collect();
+    notes.push(format!(
+        "Points (stride 128): {}; Main mem and Rand mem at {}.",
+        used.join(", "),
+        human_size(MAX_SIZE)
+    ));
+    let last = levels(run).iter().flatten().map(|(b, _)| *b).max();
+    if let Some(llc) = last.filter(|&b| 4 * b > MAX_SIZE) {
+        notes.push(format!(
+            "Capped: the sweep stops at {}, only {:.1}x the {} last-level cache (lmbench wants 4x+), so Main mem may still be partly cached.",
+            human_size(MAX_SIZE),
+            MAX_SIZE as f64 / llc as f64,
+            human_size(llc)
+        ));
+    }
+    let ends = curve_ends(run);
+    if !curve(run, TABLE_FN).is_empty() {
+        let e: Vec<String> = ends.iter().map(|&b| human_size(b)).collect();
+        notes.push(format!(
+            "Curve: stride-128 latency rises 30%+ after {}.",
+            if e.is_empty() {
+                "no size".to_string()
+            } else {
+                e.join(", ")
+            }
+        ));
+        notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
+    }
+    if let Some(line) = line_from_curve(run) {
+        let os = run.fact("cache_line").unwrap_or_else(|| "-".into());
+        notes.push(format!(
+            "Cache line: OS {os} B; latency at {} stops rising with stride after {line} B.",
+            human_size(MAX_SIZE)
+        ));
+    }
+    notes
+}
+
+fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
+    let mut g = Vec::new();
+    let lv = levels(run);
+    let vals: Vec<Option<f64>> = (0..3).map(|i| level_value(run, i)).collect();
+    let mut lo = 0u64;
+    for i in 0..3 {
+        let Some((size, src)) = lv[i] else { continue };
+        let name = LEVELS[i];
+        if src == "OS" {
+            // A level is confirmed by a rise between half and 1.5x its size.
+            match ends
+                .iter()
+                .find(|&&e| e > lo && e * 2 >= size && e * 2 <= size * 3)
+            {
+                Some(_) => g.push(format!("{name} {} confirmed", human_size(size))),
+                None => match ends.iter().find(|&&e| e > lo && e < size) {
+                    Some(&e) => g.push(format!(
+                        "OS says {} {name} but latency rises at {}",
+                        human_size(size),
+                        human_size(e)
+                    )),
+                    None => g.push(format!("{name} {} not seen in the curve", human_size(size))),
+                },
+            }
+        }
+        if i > 0 {
+            if let (Some(a), Some(b)) = (vals[i - 1], vals[i]) {
+                if b < 1.2 * a {
+                    g.push(format!(
+                        "{name} $ within 20% of {} $: no {name}?",
+                        LEVELS[i - 1]
+                    ));
+                }
+            }
+        }
+        lo = size;
+    }
+    if g.is_empty() {
+        g.push("none".into());
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ends_follow_rises() {
+        let c = [
+            (16u64, 1.0),
+            (32, 1.0),
+            (48, 1.05),
+            (64, 2.0),
+            (96, 3.0),
+            (128, 3.1),
+            (256, 3.2),
+            (512, 10.0),
+        ];
+        assert_eq!(ends(&c), vec![48, 256]);
+        assert!(ends(&[(1, 1.0), (2, 1.2), (3, 1.2)]).is_empty());
+    }
+}

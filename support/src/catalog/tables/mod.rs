@@ -14,10 +14,10 @@ pub use comm_bw::COMM_BW;
 pub use comm_lat::COMM_LAT;
 pub use ctx::CTX;
 pub use fs_vm::FS_VM;
-pub use mem_lat::MEM_LAT;
+pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
-pub use sysparams::SYSPARAMS;
+pub use sysparams::{tlb_pages, SYSPARAMS};
 
 use super::{Lookup, Table};
 
@@ -36,8 +36,24 @@ pub static TABLES: &[&Table] = &[
     &MEM_LAT,
 ];
 
-/// The clock in MHz: the OS's nominal figure (machine fact `cpu_mhz`) until
-/// a measured clock exists in the catalog.
+/// The clock in MHz: measured when the run has lat_ops, else the OS's
+/// nominal figure (machine fact `cpu_mhz`).
 pub fn mhz(run: &dyn Lookup) -> Option<f64> {
+    measured_mhz(run).or_else(|| nominal_mhz(run))
+}
+
+/// The OS's nominal clock (machine fact `cpu_mhz`).
+pub fn nominal_mhz(run: &dyn Lookup) -> Option<f64> {
     run.fact("cpu_mhz")?.trim().parse::<f64>().ok()
+}
+
+/// The clock measured from two dependency chains of 1-cycle operations
+/// (int64 add and xor): 1000 / ns per step. Only when the two agree within
+/// 15 %, the check that both ran as one instruction per step.
+pub fn measured_mhz(run: &dyn Lookup) -> Option<f64> {
+    use super::lat_ops::{INT64_ADD, INT64_BIT};
+    let add = 1e3 / run.value(&INT64_ADD)?;
+    let bit = 1e3 / run.value(&INT64_BIT)?;
+    let (lo, hi) = (add.min(bit), add.max(bit));
+    (lo > 0.0 && hi.is_finite() && hi <= 1.15 * lo).then_some(hi)
 }

@@ -1,0 +1,87 @@
+//! What the memory-chain benches (lat_mem_rd, tlb, par_mem) share: their
+//! Criterion settings and a reading of Criterion's FILTER argument, so a
+//! filtered run does not build chains (up to 1 GiB each) for points it
+//! will not measure. Included with `#[path]`; not a bench of its own.
+
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode};
+use lmbench_support::harness::{config, Group};
+use regex::Regex;
+
+/// A sweep has many points: no per-point plots (plotting cost seconds per
+/// point), and few short flat samples per point.
+pub fn sweep_config() -> Criterion {
+    config().without_plots()
+}
+
+pub fn sweep_group(g: &mut Group) {
+    g.criterion()
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_millis(300));
+}
+
+/// Criterion's options that take a value (from its 0.8 command line).
+const VALUED: &[&str] = &[
+    "--save-baseline",
+    "--baseline",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--format",
+    "--profile-time",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--plotting-backend",
+    "--output-format",
+    "--color",
+    "-c",
+    "-s",
+    "-b",
+];
+
+/// The benchmarks Criterion will run, as its FILTER argument selects them.
+pub struct Selection {
+    filter: Option<String>,
+    exact: bool,
+    re: Option<Regex>,
+}
+
+impl Selection {
+    pub fn from_args() -> Selection {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let mut filter = None;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if VALUED.contains(&a.as_str()) {
+                i += 2;
+                continue;
+            }
+            if !a.starts_with('-') {
+                filter = Some(a.clone());
+            }
+            i += 1;
+        }
+        let exact = args.iter().any(|a| a == "--exact");
+        // A filter that is not a valid regex: build everything and let
+        // Criterion report it.
+        let re = filter.as_deref().and_then(|f| Regex::new(f).ok());
+        Selection { filter, exact, re }
+    }
+
+    pub fn wants(&self, id: &str) -> bool {
+        match (&self.filter, self.exact, &self.re) {
+            (None, _, _) => true,
+            (Some(f), true, _) => f == id,
+            (Some(_), false, Some(re)) => re.is_match(id),
+            (Some(_), false, None) => true,
+        }
+    }
+}
