@@ -47,11 +47,12 @@ const OPS: [(&Metric, Op); 18] = [
 
 fn lat_ops(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
-    // Steady, sub-ns ops: shorter than Criterion's default keeps the
-    // program near a minute.
+    // Steady, sub-ns ops: shorter than Criterion's defaults (and no
+    // per-op plots, which cost more than the measurement) keep the
+    // program near half a minute.
     g.criterion()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
     for (metric, op) in OPS {
         let v = op.run(1000);
         if !op.plausible(v) {
@@ -72,7 +73,7 @@ fn lat_ops(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = config();
+    config = config().without_plots();
     targets = lat_ops
 }
 criterion_main!(benches);

@@ -116,7 +116,11 @@ pub fn svg(runs: &[Run]) -> Result<String> {
             .build_cartesian_2d(x0..x1 + 0.3, (y0..y1).log_scale())
             .map_err(e)?;
         let xfmt = |x: &f64| human_size(2f64.powf(x.round()) as u64);
-        let yfmt = |y: &f64| format!("{y:.3}");
+        let yfmt = |y: &f64| match *y {
+            y if y >= 10.0 => format!("{y:.0}"),
+            y if y >= 1.0 => format!("{y:.1}"),
+            y => format!("{y:.2}"),
+        };
         chart
             .configure_mesh()
             .x_desc("working set (bytes, log2 scale)")

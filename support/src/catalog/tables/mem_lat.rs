@@ -65,7 +65,10 @@ fn ends(c: &[(u64, f64)]) -> Vec<u64> {
             while j + 1 < c.len() && c[j + 1].1 > 1.1 * c[j].1 {
                 j += 1;
             }
-            if c[j].1 >= RISE * c[i].1 {
+            // The new level must hold at the next point too (noise spikes
+            // are single points).
+            let holds = c.get(j + 1).map_or(true, |n| n.1 >= RISE * c[i].1);
+            if c[j].1 >= RISE * c[i].1 && holds {
                 out.push(c[i].0);
             }
             i = j;
@@ -183,9 +186,12 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
     }
     if let Some(line) = line_from_curve(run) {
-        let os = run.fact("cache_line").unwrap_or_else(|| "-".into());
+        let os = run
+            .fact("cache_line")
+            .map(|b| format!("{b} B"))
+            .unwrap_or_else(|| "unknown".into());
         notes.push(format!(
-            "Cache line: OS {os} B; latency at {} stops rising with stride after {line} B.",
+            "Cache line: OS {os}; latency at {} stops rising with stride after {line} B.",
             human_size(MAX_SIZE)
         ));
     }
@@ -201,10 +207,10 @@ fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
         let Some((size, src)) = lv[i] else { continue };
         let name = LEVELS[i];
         if src == "OS" {
-            // A level is confirmed by a rise between half and 1.5x its size.
+            // A level is confirmed by a rise after 0.7x to 1.5x its size.
             match ends
                 .iter()
-                .find(|&&e| e > lo && e * 2 >= size && e * 2 <= size * 3)
+                .find(|&&e| e > lo && e * 10 >= size * 7 && e * 2 <= size * 3)
             {
                 Some(_) => g.push(format!("{name} {} confirmed", human_size(size))),
                 None => match ends.iter().find(|&&e| e > lo && e < size) {
@@ -250,8 +256,60 @@ mod tests {
             (128, 3.1),
             (256, 3.2),
             (512, 10.0),
+            (768, 10.0),
+            (1024, 30.0),
         ];
-        assert_eq!(ends(&c), vec![48, 256]);
+        assert_eq!(ends(&c), vec![48, 256, 768]);
+        // A one-point spike is noise, not a level.
+        assert!(ends(&[(1, 1.0), (2, 5.0), (3, 1.0), (4, 1.0)]).is_empty());
         assert!(ends(&[(1, 1.0), (2, 1.2), (3, 1.2)]).is_empty());
+    }
+
+    /// A machine with 48K L1, 2M L2 (whose curve rises at 1M) and a 300M L3.
+    struct Fake {
+        l3: bool,
+    }
+    impl Lookup for Fake {
+        fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
+            let size = lm::size_of(m)?;
+            Some(match size {
+                s if s <= 48 << 10 => 1.0,
+                s if s <= 1 << 20 => 4.0,
+                s if s <= 300 << 20 => 20.0,
+                _ => 90.0,
+            })
+        }
+        fn fact(&self, key: &str) -> Option<String> {
+            match key {
+                "cache_l1d" => Some((48 << 10).to_string()),
+                "cache_l2" => Some((2 << 20).to_string()),
+                "cache_l3" if self.l3 => Some((300 << 20).to_string()),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn points_sit_inside_each_level() {
+        let p = level_points(&Fake { l3: true });
+        assert_eq!(p[0].map(|x| x.0), Some(24 << 10));
+        assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
+        assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
+        assert_eq!(level_value(&Fake { l3: true }, 1), Some(4.0));
+    }
+
+    #[test]
+    fn notes_flag_unconfirmed_levels_and_the_cap() {
+        let n = mem_notes(&Fake { l3: true }).join("\n");
+        assert!(n.contains("L1 48K confirmed"), "{n}");
+        assert!(n.contains("OS says 2M L2 but latency rises at 1M"), "{n}");
+        assert!(n.contains("Capped"), "{n}");
+        assert!(n.contains("rises 30%+ after 48K, 1M, 256M"), "{n}");
+    }
+
+    #[test]
+    fn a_level_the_os_does_not_give_comes_from_the_curve() {
+        let lv = levels(&Fake { l3: false });
+        assert_eq!(lv[2], Some((256 << 20, "curve")));
     }
 }
