@@ -1,4 +1,4 @@
-//! lat_ops: the latency of basic arithmetic, and the clock.
+//! lat_ops: the latency of basic arithmetic.
 //! Run: `cargo bench --bench lat_ops` (or `lmbench run lat_ops`).
 //!
 //! Method: each metric is a chain `x = op(x)` of dependent operations
@@ -12,9 +12,7 @@
 //!
 //! Differences from lmbench: "mod" is timed as `N % x + C` and the table
 //! subtracts the add chain; "bogo" is one dependent multiply-add step
-//! (lmbench's bogomflops is an array loop); the clock (Mhz) is 1000 / ns of
-//! the 1-cycle int64 add chain, reported only when the int64 xor chain
-//! agrees within 15 %, instead of lmbench's fit over several chains.
+//! (lmbench's bogomflops is an array loop). The clock is the mhz program's.
 
 use std::time::{Duration, Instant};
 

@@ -68,6 +68,6 @@ fn mem_lat_points() {
     }
     println!("  Main mem  lat_mem_rd/s128/1g    Rand mem  lat_mem_rd/rand/1g");
     println!(
-        "sysparams: tlb pages from tlb/pages/N vs tlb/lines/N, mem par from par_mem/chains/K, Mhz from lat_ops/int64/add and bit"
+        "sysparams: tlb pages from tlb/pages/N vs tlb/lines/N, mem par from par_mem/chains/K, Mhz from mhz/add and mhz/xor"
     );
 }

@@ -13,6 +13,7 @@ pub mod lat_ops;
 pub mod lat_proc;
 pub mod lat_sig;
 pub mod lat_syscall;
+pub mod mhz;
 pub mod par_mem;
 pub mod tlb;
 
@@ -133,6 +134,7 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_syscall::PROGRAM,
     &lat_sig::PROGRAM,
     &lat_proc::PROGRAM,
+    &mhz::PROGRAM,
     &lat_ops::PROGRAM,
     &lat_mem_rd::PROGRAM,
     &tlb::PROGRAM,

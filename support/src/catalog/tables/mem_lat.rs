@@ -235,6 +235,11 @@ fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
         }
         lo = size;
     }
+    if let (Some(l3), Some(main)) = (vals[2], main_mem(run)) {
+        if main < 1.2 * l3 {
+            g.push("L3 $ within 20% of Main mem: its point is past the L3 the curve shows".into());
+        }
+    }
     if g.is_empty() {
         g.push("none".into());
     }

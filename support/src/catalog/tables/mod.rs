@@ -47,13 +47,14 @@ pub fn nominal_mhz(run: &dyn Lookup) -> Option<f64> {
     run.fact("cpu_mhz")?.trim().parse::<f64>().ok()
 }
 
-/// The clock measured from two dependency chains of 1-cycle operations
-/// (int64 add and xor): 1000 / ns per step. Only when the two agree within
-/// 15 %, the check that both ran as one instruction per step.
+/// The clock measured by the mhz program from two dependency chains of
+/// 1-cycle instructions (64-bit add and xor): 1000 / ns per step, only
+/// when the two agree within 15 % (the check that both ran as one
+/// instruction per step).
 pub fn measured_mhz(run: &dyn Lookup) -> Option<f64> {
-    use super::lat_ops::{INT64_ADD, INT64_BIT};
-    let add = 1e3 / run.value(&INT64_ADD)?;
-    let bit = 1e3 / run.value(&INT64_BIT)?;
-    let (lo, hi) = (add.min(bit), add.max(bit));
+    use super::mhz::{ADD, XOR};
+    let add = 1e3 / run.value(&ADD)?;
+    let xor = 1e3 / run.value(&XOR)?;
+    let (lo, hi) = (add.min(xor), add.max(xor));
     (lo > 0.0 && hi.is_finite() && hi <= 1.15 * lo).then_some(hi)
 }

@@ -1,5 +1,5 @@
-//! Basic system parameters. Mhz is measured (1-cycle chains, see
-//! `tables::mhz`); "OS" beside it is the nominal figure the OS reports.
+//! Basic system parameters. Mhz is measured (the mhz program's 1-cycle
+//! chains, see `tables::measured_mhz`); "OS" beside it is the nominal figure the OS reports.
 //! tlb pages, cache line and mem par are derived from the tlb, lat_mem_rd
 //! and par_mem curves.
 use crate::catalog::{par_mem, tlb, Column, Lookup, Source, Table, Unit};
