@@ -8,19 +8,28 @@
 //! pretends to rewrite it, so the compiler cannot fold the chain (lmbench's
 //! own C chains are folded by modern compilers: its int add reads 0.00 ns).
 //! The final value is checked against the chain's known fixed point or
-//! range; a wrong value fails the bench.
+//! range; a wrong value fails the bench. Each sample reports its fastest
+//! chunk of 50K operations (times its count), so time slices of other
+//! processes on a shared machine do not inflate the figure.
 //!
 //! Differences from lmbench: "mod" is timed as `N % x + C` and the table
 //! subtracts the add chain; "bogo" is one dependent multiply-add step
 //! (lmbench's bogomflops is an array loop). The clock is the mhz program's.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_ops::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{config, failed, Class, Group};
 use lmbench_support::ops::Op;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::fastest_chunk;
+
+/// Operations per timed chunk (see `fastest_chunk`): 20-500 us.
+const CHUNK: u64 = 50_000;
 
 const OPS: [(&Metric, Op); 18] = [
     (&cat::INT_BIT, Op::IntBit),
@@ -57,13 +66,12 @@ fn lat_ops(c: &mut Criterion) {
             failed(metric, format_args!("{op:?} chain ended at {v}"));
         }
         g.bench(metric, |iters| {
-            let start = Instant::now();
-            let v = op.run(iters);
-            let elapsed = start.elapsed();
-            if !op.plausible(v) {
-                failed(metric, format_args!("{op:?} chain ended at {v}"));
-            }
-            elapsed
+            fastest_chunk(iters, CHUNK, |n| {
+                let v = op.run(n);
+                if !op.plausible(v) {
+                    failed(metric, format_args!("{op:?} chain ended at {v}"));
+                }
+            })
         });
     }
     g.finish();

@@ -11,9 +11,8 @@
 //! "tlb pages" is the largest N whose page chain is at most 15 % slower
 //! than its line chain (every smaller N too). The buffer asks for base
 //! pages (MADV_NOHUGEPAGE) so transparent huge pages cannot hide the TLB.
-//! Headline: the minimum over samples, as for lat_mem_rd.
-
-use std::time::Instant;
+//! Headline: the minimum over samples, each its fastest chunk of 16K
+//! loads, as for lat_mem_rd.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::tlb::{self as cat, PROGRAM};
@@ -22,7 +21,7 @@ use lmbench_support::harness::{check, failed, Class, Group};
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{sweep_config, sweep_group, Selection};
+use common::{fastest_chunk, sweep_config, sweep_group, Selection};
 
 fn tlb(c: &mut Criterion) {
     let listing = criterion_listing();
@@ -58,9 +57,7 @@ fn tlb(c: &mut Criterion) {
                 failed(metric, "the chain is not one cycle");
             }
             g.bench(metric, |iters| {
-                let t = Instant::now();
-                chain.chase(&buf, iters);
-                t.elapsed()
+                fastest_chunk(iters, 16 << 10, |n| chain.chase(&buf, n))
             });
         }
     }
