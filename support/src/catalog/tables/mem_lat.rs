@@ -49,13 +49,18 @@ pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
         .collect()
 }
 
-/// Where the stride-128 curve says cache levels end: the last size before
-/// each rise of at least 30 % (a rise may span a few adjacent points).
-pub fn curve_ends(run: &dyn Lookup) -> Vec<u64> {
-    ends(&curve(run, TABLE_FN))
+/// The curve levels are read from: the widest stride, which the hardware
+/// prefetchers follow least (stride 128 hides most of L2 and L3).
+pub const LEVEL_FN: &str = "s1024";
+
+/// Where the curve says cache levels end: each rise of at least 30 %, as
+/// (last size before it, size where it tops out); a level's size lies
+/// between the two (the curve has one point per doubling).
+pub fn curve_ends(run: &dyn Lookup) -> Vec<(u64, u64)> {
+    ends(&curve(run, LEVEL_FN))
 }
 
-fn ends(c: &[(u64, f64)]) -> Vec<u64> {
+fn ends(c: &[(u64, f64)]) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < c.len() {
@@ -69,7 +74,7 @@ fn ends(c: &[(u64, f64)]) -> Vec<u64> {
             // are single points).
             let holds = c.get(j + 1).map_or(true, |n| n.1 >= RISE * c[i].1);
             if c[j].1 >= RISE * c[i].1 && holds {
-                out.push(c[i].0);
+                out.push((c[i].0, c[j].0));
             }
             i = j;
         } else {
@@ -90,8 +95,8 @@ pub fn levels(run: &dyn Lookup) -> [Option<(u64, &'static str)>; 3] {
             Some(b) => Some((b, "OS")),
             None => ends
                 .iter()
-                .find(|&&e| e > prev * 3 / 2)
-                .map(|&e| (e, "curve")),
+                .find(|&&(e, _)| e > prev * 3 / 2)
+                .map(|&(e, _)| (e, "curve")),
         };
         if let Some((b, _)) = out[i] {
             prev = b;
@@ -173,10 +178,13 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         ));
     }
     let ends = curve_ends(run);
-    if !curve(run, TABLE_FN).is_empty() {
-        let e: Vec<String> = ends.iter().map(|&b| human_size(b)).collect();
+    if !curve(run, LEVEL_FN).is_empty() {
+        let e: Vec<String> = ends
+            .iter()
+            .map(|&(a, b)| format!("{}-{}", human_size(a), human_size(b)))
+            .collect();
         notes.push(format!(
-            "Curve: stride-128 latency rises 30%+ after {}.",
+            "Curve: stride-1024 latency rises 30%+ between {}.",
             if e.is_empty() {
                 "no size".to_string()
             } else {
@@ -198,7 +206,7 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
     notes
 }
 
-fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
+fn guesses(run: &dyn Lookup, ends: &[(u64, u64)]) -> Vec<String> {
     let mut g = Vec::new();
     let lv = levels(run);
     let vals: Vec<Option<f64>> = (0..3).map(|i| level_value(run, i)).collect();
@@ -207,17 +215,19 @@ fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
         let Some((size, src)) = lv[i] else { continue };
         let name = LEVELS[i];
         if src == "OS" {
-            // A level is confirmed by a rise after 0.7x to 1.5x its size.
+            // Confirmed by a rise that starts below the size and tops out
+            // at or above it.
             match ends
                 .iter()
-                .find(|&&e| e > lo && e * 10 >= size * 7 && e * 2 <= size * 3)
+                .find(|&&(a, b)| a >= lo && a < size && size <= b)
             {
                 Some(_) => g.push(format!("{name} {} confirmed", human_size(size))),
-                None => match ends.iter().find(|&&e| e > lo && e < size) {
-                    Some(&e) => g.push(format!(
-                        "OS says {} {name} but latency rises at {}",
+                None => match ends.iter().find(|&&(a, _)| a >= lo && a < size) {
+                    Some(&(a, b)) => g.push(format!(
+                        "OS says {} {name} but latency rises at {}-{}",
                         human_size(size),
-                        human_size(e)
+                        human_size(a),
+                        human_size(b)
                     )),
                     None => g.push(format!("{name} {} not seen in the curve", human_size(size))),
                 },
@@ -227,7 +237,7 @@ fn guesses(run: &dyn Lookup, ends: &[u64]) -> Vec<String> {
             if let (Some(a), Some(b)) = (vals[i - 1], vals[i]) {
                 if b < 1.2 * a {
                     g.push(format!(
-                        "{name} $ within 20% of {} $: no {name}?",
+                        "{name} $ within 20% of {} $: no {name}, or prefetched?",
                         LEVELS[i - 1]
                     ));
                 }
@@ -264,13 +274,14 @@ mod tests {
             (768, 10.0),
             (1024, 30.0),
         ];
-        assert_eq!(ends(&c), vec![48, 256, 768]);
+        assert_eq!(ends(&c), vec![(48, 96), (256, 512), (768, 1024)]);
         // A one-point spike is noise, not a level.
         assert!(ends(&[(1, 1.0), (2, 5.0), (3, 1.0), (4, 1.0)]).is_empty());
         assert!(ends(&[(1, 1.0), (2, 1.2), (3, 1.2)]).is_empty());
     }
 
-    /// A machine with 48K L1, 2M L2 (whose curve rises at 1M) and a 300M L3.
+    /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
+    /// 300M L3 (whose curve rises at 16M-32M).
     struct Fake {
         l3: bool,
     }
@@ -279,8 +290,8 @@ mod tests {
             let size = lm::size_of(m)?;
             Some(match size {
                 s if s <= 48 << 10 => 1.0,
-                s if s <= 1 << 20 => 4.0,
-                s if s <= 300 << 20 => 20.0,
+                s if s <= 512 << 10 => 4.0,
+                s if s <= 24 << 20 => 20.0,
                 _ => 90.0,
             })
         }
@@ -300,21 +311,30 @@ mod tests {
         assert_eq!(p[0].map(|x| x.0), Some(24 << 10));
         assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
         assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
-        assert_eq!(level_value(&Fake { l3: true }, 1), Some(4.0));
+        assert_eq!(level_value(&Fake { l3: true }, 0), Some(1.0));
+        assert_eq!(level_value(&Fake { l3: true }, 1), Some(20.0));
     }
 
     #[test]
     fn notes_flag_unconfirmed_levels_and_the_cap() {
         let n = mem_notes(&Fake { l3: true }).join("\n");
         assert!(n.contains("L1 48K confirmed"), "{n}");
-        assert!(n.contains("OS says 2M L2 but latency rises at 1M"), "{n}");
+        assert!(
+            n.contains("OS says 2M L2 but latency rises at 512K-1M"),
+            "{n}"
+        );
+        assert!(
+            n.contains("OS says 300M L3 but latency rises at 16M-32M"),
+            "{n}"
+        );
         assert!(n.contains("Capped"), "{n}");
-        assert!(n.contains("rises 30%+ after 48K, 1M, 256M"), "{n}");
+        assert!(n.contains("between 32K-64K, 512K-1M, 16M-32M"), "{n}");
     }
 
     #[test]
     fn a_level_the_os_does_not_give_comes_from_the_curve() {
         let lv = levels(&Fake { l3: false });
-        assert_eq!(lv[2], Some((256 << 20, "curve")));
+        assert_eq!(lv[2], Some((16 << 20, "curve")));
+        assert_eq!(curve_ends(&Fake { l3: false })[0], (32 << 10, 64 << 10));
     }
 }
