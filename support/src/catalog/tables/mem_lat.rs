@@ -193,15 +193,20 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         ));
         notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
     }
-    if let Some(line) = line_from_curve(run) {
-        let os = run
-            .fact("cache_line")
-            .map(|b| format!("{b} B"))
-            .unwrap_or_else(|| "unknown".into());
-        notes.push(format!(
+    let os = run
+        .fact("cache_line")
+        .map(|b| format!("{b} B"))
+        .unwrap_or_else(|| "unknown".into());
+    match line_from_curve(run) {
+        Some(line) => notes.push(format!(
             "Cache line: OS {os}; latency at {} stops rising with stride after {line} B.",
             human_size(MAX_SIZE)
-        ));
+        )),
+        None if !curve(run, LEVEL_FN).is_empty() => notes.push(format!(
+            "Cache line: OS {os}; not confirmed: latency at {} keeps rising with stride up to 1024 B (prefetchers fetch past the line).",
+            human_size(MAX_SIZE)
+        )),
+        None => {}
     }
     notes
 }
