@@ -30,5 +30,44 @@ pub fn run() -> anyhow::Result<()> {
             println!("  {:<32}       timed: {}", "", m.timed);
         }
     }
+    mem_lat_points();
     Ok(())
+}
+
+/// The memory-latency table's columns read sweep points chosen from this
+/// machine's cache sizes: name them.
+fn mem_lat_points() {
+    use lmbench_support::catalog::tables::level_points;
+    use lmbench_support::catalog::Lookup;
+    use lmbench_support::chase::human_size;
+    struct Here(lmbench_support::machine::Facts);
+    impl Lookup for Here {
+        fn value(&self, _: &Metric) -> Option<f64> {
+            None
+        }
+        fn fact(&self, key: &str) -> Option<String> {
+            self.0.get(key).map(str::to_string)
+        }
+    }
+    let here = Here(lmbench_support::machine::Facts::collect());
+    println!("mem_lat columns on this machine (stride 128, points inside each cache level):");
+    for (i, p) in level_points(&here).iter().enumerate() {
+        match p {
+            Some((size, (level, src))) => println!(
+                "  L{} $  lat_mem_rd/s128/{}  ({src} L{} = {})",
+                i + 1,
+                lmbench_support::chase::size_name(*size),
+                i + 1,
+                human_size(*level)
+            ),
+            None => println!(
+                "  L{} $  chosen from the measured curve (the OS gives no size)",
+                i + 1
+            ),
+        }
+    }
+    println!("  Main mem  lat_mem_rd/s128/1g    Rand mem  lat_mem_rd/rand/1g");
+    println!(
+        "sysparams: tlb pages from tlb/pages/N vs tlb/lines/N, mem par from par_mem/chains/K, Mhz from mhz/add and mhz/xor"
+    );
 }

@@ -38,6 +38,14 @@ pub fn render(runs: &[Run]) -> Result<String> {
     for t in tables_with_data(runs)? {
         out.push('\n');
         out.push_str(&table::render(t, runs));
+        // lmbench's "Guesses" and the cache points used, under the table.
+        if t.key == "mem_lat" {
+            for r in runs {
+                for n in lmbench_support::catalog::tables::mem_notes(r) {
+                    out.push_str(&format!("  {n}\n"));
+                }
+            }
+        }
     }
     Ok(out)
 }

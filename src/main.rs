@@ -3,6 +3,7 @@
 mod cmd_compare;
 mod cmd_export;
 mod cmd_list;
+mod cmd_plot;
 mod cmd_restore;
 mod cmd_run;
 mod cmd_save;
@@ -106,6 +107,17 @@ enum Cmd {
     },
     /// List every metric: unit, summary column, timed region.
     List,
+    /// Draw the memory-latency curves (SVG, or text with --text).
+    Plot {
+        /// Saved runs to draw (default: the latest run).
+        runs: Vec<String>,
+        /// Draw in the terminal instead of writing an SVG.
+        #[arg(long)]
+        text: bool,
+        /// Where to write the SVG (default: target/lmbench/lat_mem_rd.svg).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -159,6 +171,7 @@ fn main() -> ExitCode {
             cmd_export::run(&run, name.as_deref(), output.as_deref())
         }
         Cmd::List => cmd_list::run(),
+        Cmd::Plot { runs, text, out } => cmd_plot::run(&runs, cmd_plot::Options { text, out }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,6 +17,10 @@ pub fn fmt_num(v: f64, width: usize) -> String {
         return "-".to_string();
     }
     let fits = |s: &str| s.len() <= width;
+    // Whole numbers (counts: tlb pages, line bytes, scal load) print bare.
+    if v == v.trunc() && v.abs() >= 1.0 && v.abs() < 10f64.powi(width as i32) {
+        return format!("{v:.0}");
+    }
     // Plain decimal, most precise first: at most 4 significant digits for
     // figures of 1 and above (134.7, 3.892), at most 4 decimals below 1.
     let int_digits = if v.abs() >= 1.0 {
@@ -166,5 +170,6 @@ mod tests {
         assert_eq!(fmt_num(2_500_000.0, 4), "2.5M");
         assert_eq!(fmt_num(-0.001, 4), "0.00");
         assert_eq!(fmt_num(f64::NAN, 4), "-");
+        assert_eq!(fmt_num(64.0, 5), "64");
     }
 }

@@ -1,6 +1,8 @@
 //! lmbench-support: what every lmbench-rs bench and the CLI share.
 //!
 //! - [`catalog`]: the registry of metrics and summary tables.
+//! - [`chase`]: pointer-chase chains for the memory-latency benches.
+//! - [`ops`]: dependency chains of basic operations (lat_ops).
 //! - [`harness`] (feature `harness`): Criterion glue, timed loops, profilers.
 //! - [`sys`]: thin wrappers over raw system calls.
 //! - [`proc`]: child processes as guards (killed and reaped on drop).
@@ -12,12 +14,14 @@
 
 pub mod bw;
 pub mod catalog;
+pub mod chase;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
 pub mod ipc;
 pub mod machine;
 mod machine_linux;
+pub mod ops;
 pub mod peer;
 pub mod proc;
 #[cfg(target_os = "linux")]

@@ -17,7 +17,9 @@ pub mod bw_unix;
 pub mod lat_connect;
 pub mod lat_ctx;
 pub mod lat_fs;
+pub mod lat_mem_rd;
 pub mod lat_mmap;
+pub mod lat_ops;
 pub mod lat_pagefault;
 pub mod lat_pipe;
 pub mod lat_proc;
@@ -28,6 +30,9 @@ pub mod lat_syscall;
 pub mod lat_tcp;
 pub mod lat_udp;
 pub mod lat_unix;
+pub mod mhz;
+pub mod par_mem;
+pub mod tlb;
 
 pub mod tables;
 
@@ -163,6 +168,11 @@ pub static PROGRAMS: &[&Program] = &[
     &bw_file_rd::PROGRAM,
     &bw_mmap_rd::PROGRAM,
     &bw_mem::PROGRAM,
+    &mhz::PROGRAM,
+    &lat_ops::PROGRAM,
+    &lat_mem_rd::PROGRAM,
+    &tlb::PROGRAM,
+    &par_mem::PROGRAM,
 ];
 
 /// Every metric of every program.

@@ -1,4 +1,12 @@
-use crate::catalog::{Column, Source, Table, Unit};
+//! "Memory latencies in nanoseconds", with an L3 column lmbench's table
+//! predates. The L1/L2/L3 points are chosen inside each level from the
+//! machine's cache sizes (the OS's; the curve's where the OS is silent),
+//! not at lmbench's fixed 1 KB and 128 KB; `mem_notes` says which sizes
+//! were used and which levels the curve does not confirm (lmbench's
+//! "Guesses").
+use crate::catalog::lat_mem_rd::{self as lm, MAX_SIZE, RAND_FN, TABLE_FN};
+use crate::catalog::{Column, Lookup, Source, Table, Unit};
+use crate::chase::human_size;
 
 pub static MEM_LAT: Table = Table {
     key: "mem_lat",
@@ -6,10 +14,332 @@ pub static MEM_LAT: Table = Table {
     unit: Unit::Nanos,
     columns: &[
         Column::new("Mhz", "", 5, Source::Derived(super::mhz)),
-        Column::new("L1 $", "", 6, Source::Pending),
-        Column::new("L2 $", "", 6, Source::Pending),
-        Column::new("L3 $", "", 6, Source::Pending),
-        Column::new("Main mem", "", 8, Source::Pending),
-        Column::new("Rand mem", "", 8, Source::Pending),
+        Column::new("L1 $", "", 6, Source::Derived(|r| level_value(r, 0))),
+        Column::new("L2 $", "", 6, Source::Derived(|r| level_value(r, 1))),
+        Column::new("L3 $", "", 6, Source::Derived(|r| level_value(r, 2))),
+        Column::new("Main mem", "", 8, Source::Derived(main_mem)),
+        Column::new("Rand mem", "", 8, Source::Derived(rand_mem)),
     ],
 };
+
+const LEVELS: [&str; 3] = ["L1", "L2", "L3"];
+const FACTS: [&str; 3] = ["cache_l1d", "cache_l2", "cache_l3"];
+/// A rise of the curve this large (over one or a few adjacent points)
+/// marks the end of a level.
+const RISE: f64 = 1.3;
+
+fn main_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(TABLE_FN, MAX_SIZE)?)
+}
+
+fn rand_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(RAND_FN, MAX_SIZE)?)
+}
+
+fn level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
+    let (size, _) = level_points(run)[i]?;
+    run.value(lm::point(TABLE_FN, size)?)
+}
+
+/// The measured curve of one chain shape: (bytes, ns per load).
+pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
+    lm::curve(function)
+        .into_iter()
+        .filter_map(|(s, m)| Some((s, run.value(m)?)))
+        .collect()
+}
+
+/// The curve levels are read from: the widest stride, which the hardware
+/// prefetchers follow least (stride 128 hides most of L2 and L3).
+pub const LEVEL_FN: &str = "s1024";
+
+/// Where the curve says cache levels end: each rise of at least 30 %, as
+/// (last size before it, size where it tops out); a level's size lies
+/// between the two (the curve has one point per doubling).
+pub fn curve_ends(run: &dyn Lookup) -> Vec<(u64, u64)> {
+    ends(&curve(run, LEVEL_FN))
+}
+
+fn ends(c: &[(u64, f64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < c.len() {
+        if c[i + 1].1 > 1.1 * c[i].1 {
+            // Follow the rise while it keeps rising.
+            let mut j = i + 1;
+            while j + 1 < c.len() && c[j + 1].1 > 1.1 * c[j].1 {
+                j += 1;
+            }
+            // The new level must hold at the next point too (noise spikes
+            // are single points).
+            let holds = c.get(j + 1).map_or(true, |n| n.1 >= RISE * c[i].1);
+            if c[j].1 >= RISE * c[i].1 && holds {
+                out.push((c[i].0, c[j].0));
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Cache sizes by level: the OS's where it says, else the curve's next end.
+pub fn levels(run: &dyn Lookup) -> [Option<(u64, &'static str)>; 3] {
+    let os = FACTS.map(|k| run.fact(k).and_then(|s| s.trim().parse::<u64>().ok()));
+    let ends = curve_ends(run);
+    let mut out = [None; 3];
+    let mut prev = 0u64;
+    for i in 0..3 {
+        out[i] = match os[i] {
+            Some(b) => Some((b, "OS")),
+            None => ends
+                .iter()
+                .find(|&&(e, _)| e > prev * 3 / 2)
+                .map(|&(e, _)| (e, "curve")),
+        };
+        if let Some((b, _)) = out[i] {
+            prev = b;
+        }
+    }
+    out
+}
+
+/// The stride-128 sweep size each level's column uses, with the level's
+/// size and where that came from: half the level, or the geometric middle
+/// between it and the level below when half would be too close to that.
+pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3] {
+    let lv = levels(run);
+    let sizes: Vec<u64> = lm::curve(TABLE_FN).into_iter().map(|(s, _)| s).collect();
+    let mut out = [None; 3];
+    let mut lo = 0u64;
+    for i in 0..3 {
+        let Some((hi, src)) = lv[i] else { continue };
+        let mut target = hi / 2;
+        if target < 2 * lo {
+            target = ((lo as f64) * (hi as f64)).sqrt() as u64;
+        }
+        out[i] = sizes
+            .iter()
+            .copied()
+            .filter(|&s| s > lo && s <= target)
+            .max()
+            .map(|s| (s, (hi, src)));
+        lo = hi;
+    }
+    out
+}
+
+/// The cache line the latency-vs-stride curve shows at the largest size:
+/// the first stride after which a longer stride is under 15 % slower.
+pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
+    let at_max: Vec<(u64, f64)> = lm::SHAPES
+        .iter()
+        .filter(|(f, _)| *f != RAND_FN)
+        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, MAX_SIZE)?)?)))
+        .collect();
+    at_max
+        .windows(2)
+        .find(|w| w[1].1 < 1.15 * w[0].1)
+        .map(|w| w[0].0)
+}
+
+/// Lines printed under the table: the sizes used, the cap, where the curve
+/// says levels end, and lmbench's "Guesses" (levels not confirmed).
+pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
+    let mut notes = Vec::new();
+    let points = level_points(run);
+    let used: Vec<String> = points
+        .iter()
+        .zip(LEVELS)
+        .map(|(p, name)| match p {
+            Some((s, (lv, src))) => {
+                format!(
+                    "{name} $ at {} ({src} {name} {})",
+                    human_size(*s),
+                    human_size(*lv)
+                )
+            }
+            None => format!("{name} $ -"),
+        })
+        .collect();
+    notes.push(format!(
+        "Points (stride 128): {}; Main mem and Rand mem at {}.",
+        used.join(", "),
+        human_size(MAX_SIZE)
+    ));
+    let last = levels(run).iter().flatten().map(|(b, _)| *b).max();
+    if let Some(llc) = last.filter(|&b| 4 * b > MAX_SIZE) {
+        notes.push(format!(
+            "Capped: the sweep stops at {}, only {:.1}x the {} last-level cache (lmbench wants 4x+), so Main mem may still be partly cached.",
+            human_size(MAX_SIZE),
+            MAX_SIZE as f64 / llc as f64,
+            human_size(llc)
+        ));
+    }
+    let ends = curve_ends(run);
+    if !curve(run, LEVEL_FN).is_empty() {
+        let e: Vec<String> = ends
+            .iter()
+            .map(|&(a, b)| format!("{}-{}", human_size(a), human_size(b)))
+            .collect();
+        notes.push(format!(
+            "Curve: stride-1024 latency rises 30%+ between {}.",
+            if e.is_empty() {
+                "no size".to_string()
+            } else {
+                e.join(", ")
+            }
+        ));
+        notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
+    }
+    let os = run
+        .fact("cache_line")
+        .map(|b| format!("{b} B"))
+        .unwrap_or_else(|| "unknown".into());
+    match line_from_curve(run) {
+        Some(line) => notes.push(format!(
+            "Cache line: OS {os}; latency at {} stops rising with stride after {line} B.",
+            human_size(MAX_SIZE)
+        )),
+        None if !curve(run, LEVEL_FN).is_empty() => notes.push(format!(
+            "Cache line: OS {os}; not confirmed: latency at {} keeps rising with stride up to 1024 B (prefetchers fetch past the line).",
+            human_size(MAX_SIZE)
+        )),
+        None => {}
+    }
+    notes
+}
+
+fn guesses(run: &dyn Lookup, ends: &[(u64, u64)]) -> Vec<String> {
+    let mut g = Vec::new();
+    let lv = levels(run);
+    let vals: Vec<Option<f64>> = (0..3).map(|i| level_value(run, i)).collect();
+    let mut lo = 0u64;
+    for i in 0..3 {
+        let Some((size, src)) = lv[i] else { continue };
+        let name = LEVELS[i];
+        if src == "OS" {
+            // Confirmed by a rise that starts below the size and tops out
+            // at or above it.
+            match ends
+                .iter()
+                .find(|&&(a, b)| a >= lo && a < size && size <= b)
+            {
+                Some(_) => g.push(format!("{name} {} confirmed", human_size(size))),
+                None => match ends.iter().find(|&&(a, _)| a >= lo && a < size) {
+                    Some(&(a, b)) => g.push(format!(
+                        "OS says {} {name} but latency rises at {}-{}",
+                        human_size(size),
+                        human_size(a),
+                        human_size(b)
+                    )),
+                    None => g.push(format!("{name} {} not seen in the curve", human_size(size))),
+                },
+            }
+        }
+        if i > 0 {
+            if let (Some(a), Some(b)) = (vals[i - 1], vals[i]) {
+                if b < 1.2 * a {
+                    g.push(format!(
+                        "{name} $ within 20% of {} $: no {name}, or prefetched?",
+                        LEVELS[i - 1]
+                    ));
+                }
+            }
+        }
+        lo = size;
+    }
+    if let (Some(l3), Some(main)) = (vals[2], main_mem(run)) {
+        if main < 1.2 * l3 {
+            g.push("L3 $ within 20% of Main mem: its point is past the L3 the curve shows".into());
+        }
+    }
+    if g.is_empty() {
+        g.push("none".into());
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ends_follow_rises() {
+        let c = [
+            (16u64, 1.0),
+            (32, 1.0),
+            (48, 1.05),
+            (64, 2.0),
+            (96, 3.0),
+            (128, 3.1),
+            (256, 3.2),
+            (512, 10.0),
+            (768, 10.0),
+            (1024, 30.0),
+        ];
+        assert_eq!(ends(&c), vec![(48, 96), (256, 512), (768, 1024)]);
+        // A one-point spike is noise, not a level.
+        assert!(ends(&[(1, 1.0), (2, 5.0), (3, 1.0), (4, 1.0)]).is_empty());
+        assert!(ends(&[(1, 1.0), (2, 1.2), (3, 1.2)]).is_empty());
+    }
+
+    /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
+    /// 300M L3 (whose curve rises at 16M-32M).
+    struct Fake {
+        l3: bool,
+    }
+    impl Lookup for Fake {
+        fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
+            let size = lm::size_of(m)?;
+            Some(match size {
+                s if s <= 48 << 10 => 1.0,
+                s if s <= 512 << 10 => 4.0,
+                s if s <= 24 << 20 => 20.0,
+                _ => 90.0,
+            })
+        }
+        fn fact(&self, key: &str) -> Option<String> {
+            match key {
+                "cache_l1d" => Some((48 << 10).to_string()),
+                "cache_l2" => Some((2 << 20).to_string()),
+                "cache_l3" if self.l3 => Some((300 << 20).to_string()),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn points_sit_inside_each_level() {
+        let p = level_points(&Fake { l3: true });
+        assert_eq!(p[0].map(|x| x.0), Some(24 << 10));
+        assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
+        assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
+        assert_eq!(level_value(&Fake { l3: true }, 0), Some(1.0));
+        assert_eq!(level_value(&Fake { l3: true }, 1), Some(20.0));
+    }
+
+    #[test]
+    fn notes_flag_unconfirmed_levels_and_the_cap() {
+        let n = mem_notes(&Fake { l3: true }).join("\n");
+        assert!(n.contains("L1 48K confirmed"), "{n}");
+        assert!(
+            n.contains("OS says 2M L2 but latency rises at 512K-1M"),
+            "{n}"
+        );
+        assert!(
+            n.contains("OS says 300M L3 but latency rises at 16M-32M"),
+            "{n}"
+        );
+        assert!(n.contains("Capped"), "{n}");
+        assert!(n.contains("between 32K-64K, 512K-1M, 16M-32M"), "{n}");
+    }
+
+    #[test]
+    fn a_level_the_os_does_not_give_comes_from_the_curve() {
+        let lv = levels(&Fake { l3: false });
+        assert_eq!(lv[2], Some((16 << 20, "curve")));
+        assert_eq!(curve_ends(&Fake { l3: false })[0], (32 << 10, 64 << 10));
+    }
+}

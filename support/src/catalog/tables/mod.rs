@@ -14,10 +14,10 @@ pub use comm_bw::COMM_BW;
 pub use comm_lat::COMM_LAT;
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
-pub use mem_lat::MEM_LAT;
+pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
-pub use sysparams::SYSPARAMS;
+pub use sysparams::{tlb_pages, SYSPARAMS};
 
 use super::{Lookup, Table};
 
@@ -37,8 +37,25 @@ pub static TABLES: &[&Table] = &[
     &MEM_LAT,
 ];
 
-/// The clock in MHz: the OS's nominal figure (machine fact `cpu_mhz`) until
-/// a measured clock exists in the catalog.
+/// The clock in MHz: measured when the run has lat_ops, else the OS's
+/// nominal figure (machine fact `cpu_mhz`).
 pub fn mhz(run: &dyn Lookup) -> Option<f64> {
+    measured_mhz(run).or_else(|| nominal_mhz(run))
+}
+
+/// The OS's nominal clock (machine fact `cpu_mhz`).
+pub fn nominal_mhz(run: &dyn Lookup) -> Option<f64> {
     run.fact("cpu_mhz")?.trim().parse::<f64>().ok()
+}
+
+/// The clock measured by the mhz program from two dependency chains of
+/// 1-cycle instructions (64-bit add and xor): 1000 / ns per step, only
+/// when the two agree within 15 % (the check that both ran as one
+/// instruction per step).
+pub fn measured_mhz(run: &dyn Lookup) -> Option<f64> {
+    use super::mhz::{ADD, XOR};
+    let add = 1e3 / run.value(&ADD)?;
+    let xor = 1e3 / run.value(&XOR)?;
+    let (lo, hi) = (add.min(xor), add.max(xor));
+    (lo > 0.0 && hi.is_finite() && hi <= 1.15 * lo).then_some(hi)
 }

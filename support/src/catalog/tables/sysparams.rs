@@ -1,4 +1,8 @@
-use crate::catalog::{Column, Source, Table, Unit};
+//! Basic system parameters. Mhz is measured (the mhz program's 1-cycle
+//! chains, see `tables::measured_mhz`); "OS" beside it is the nominal figure the OS reports.
+//! tlb pages, cache line and mem par are derived from the tlb, lat_mem_rd
+//! and par_mem curves.
+use crate::catalog::{par_mem, tlb, Column, Lookup, Source, Table, Unit};
 
 pub static SYSPARAMS: Table = Table {
     key: "sysparams",
@@ -6,9 +10,62 @@ pub static SYSPARAMS: Table = Table {
     unit: Unit::Count,
     columns: &[
         Column::new("Mhz", "", 5, Source::Derived(super::mhz)),
-        Column::new("tlb", "pages", 5, Source::Pending),
-        Column::new("cache", "line", 5, Source::Pending),
-        Column::new("mem", "par", 6, Source::Pending),
-        Column::new("scal", "load", 4, Source::Pending),
+        Column::new("Mhz", "OS", 5, Source::Derived(super::nominal_mhz)),
+        Column::new("tlb", "pages", 5, Source::Derived(tlb_pages)),
+        Column::new("cache", "line", 5, Source::Derived(cache_line)),
+        Column::new("mem", "par", 6, Source::Derived(mem_par)),
+        Column::new("scal", "load", 4, Source::Derived(scal_load)),
     ],
 };
+
+/// How much slower one load per page may be than the same loads packed in
+/// lines before we say the TLB ran out (lmbench's 15 %).
+pub const TLB_SLOWDOWN: f64 = 1.15;
+
+/// The largest page count whose one-per-page chain is at most 15 % slower
+/// than the packed chain, with every smaller count also within 15 %.
+pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
+    let mut last_ok = None;
+    for n in tlb::counts() {
+        let (Some(p), Some(l)) = (
+            run.value(tlb::point("pages", n)?),
+            run.value(tlb::point("lines", n)?),
+        ) else {
+            return last_ok;
+        };
+        if p > TLB_SLOWDOWN * l {
+            return last_ok;
+        }
+        last_ok = Some(n as f64);
+    }
+    last_ok
+}
+
+/// The OS's cache line; without one, where the latency-vs-stride curve at
+/// the largest size stops rising (see `mem_lat::line_from_curve`).
+pub fn cache_line(run: &dyn Lookup) -> Option<f64> {
+    run.fact("cache_line")
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .or_else(|| super::mem_lat::line_from_curve(run).map(|b| b as f64))
+}
+
+/// The best speed-up of k independent chains over one: max over k of
+/// k * t(1) / t(k).
+pub fn mem_par(run: &dyn Lookup) -> Option<f64> {
+    let one = par_mem::PROGRAM.metrics.first()?;
+    let t1 = run.value(one)?;
+    par_mem::PROGRAM
+        .metrics
+        .iter()
+        .filter_map(|m| Some(par_mem::k_of(m)? as f64 * t1 / run.value(m)?))
+        .reduce(f64::max)
+}
+
+/// The parallelism of the run: the `scal_load` fact if set, else 1 when
+/// the run has any system-parameter figure.
+pub fn scal_load(run: &dyn Lookup) -> Option<f64> {
+    if let Some(v) = run.fact("scal_load").and_then(|s| s.parse().ok()) {
+        return Some(v);
+    }
+    (tlb_pages(run).is_some() || mem_par(run).is_some()).then_some(1.0)
+}

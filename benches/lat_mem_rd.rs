@@ -1,0 +1,94 @@
+//! lat_mem_rd: memory read latency over working sets from 512 B to 1 GiB.
+//! Run: `cargo bench --bench lat_mem_rd` (or `lmbench run lat_mem_rd`);
+//! `lmbench plot` draws the curves.
+//!
+//! Method (lmbench's lat_mem_rd): a chain of slots, each holding the
+//! address of the next, is followed with `p = *p` in unrolled blocks of 100
+//! dependent loads; one iteration is one load. Strides 16, 64, 128, 256 and
+//! 1024 B link the slots in address order (lmbench's stride chains, which
+//! hardware prefetchers can follow); `rand` links one slot per 4 KB page,
+//! staggered across lines, pages in a random order (a fixed seed), so each
+//! load may miss the caches and the TLB. The headline is the minimum over
+//! the samples, as lmbench reports; the median is kept too.
+//!
+//! Each sample reports its fastest chunk of 16K loads (times the sample's
+//! load count): on a machine shared with other work, most intervals
+//! include someone else's time slice; lmbench's minimum over intervals
+//! then needs intervals short enough to fit in one.
+//!
+//! Differences from lmbench: the chain is built (and walked once, untimed,
+//! checking that it is one cycle) before each point rather than before each
+//! interval, and each timed interval continues where the previous stopped,
+//! so all of a large working set is walked. Sizes take 2 points per
+//! doubling at stride 128 (1 elsewhere) instead of 8, so the whole curve
+//! costs about a minute (under 30 s with `--quick`). The sweep stops at
+//! 1 GiB; where 4x the last-level cache is larger, the summary says so.
+//! In Criterion's test mode (`cargo test --benches`) sizes stop at 1 MiB.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::lat_mem_rd::{self as cat, MAX_SIZE, PROGRAM, RAND_FN};
+use lmbench_support::chase::{criterion_listing, Buffer, PAGE};
+use lmbench_support::harness::{check, failed, Class, Group};
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{fastest_chunk, sweep_config, sweep_group, Selection};
+
+/// Loads per timed chunk (see `fastest_chunk`): 16K loads is 30 us in L1,
+/// a few ms in memory.
+const CHUNK: u64 = 16 << 10;
+
+fn lat_mem_rd(c: &mut Criterion) {
+    let listing = criterion_listing();
+    let selected = Selection::from_args();
+    let cap = if lmbench_support::harness::test_mode() {
+        1 << 20
+    } else {
+        MAX_SIZE
+    };
+    let first = &PROGRAM.metrics[0];
+    let mut buf = check(
+        first,
+        "allocate the chain buffer",
+        Buffer::new(if listing { PAGE } else { cap as usize }),
+    );
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    sweep_group(&mut g);
+    for (function, stride) in cat::SHAPES {
+        for (size, metric) in cat::curve(function) {
+            if size > cap {
+                g.skip(metric, "test mode");
+                continue;
+            }
+            if !selected.wants(metric.id) {
+                continue;
+            }
+            // Listing runs nothing: a one-page chain stands in.
+            let bytes = if listing { size.min(PAGE as u64) } else { size } as usize;
+            let built = if function == RAND_FN {
+                buf.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265)
+            } else {
+                buf.stride_chain(bytes, stride as usize)
+            };
+            let mut chain = check(metric, "build the chain", built);
+            // One untimed lap: warms the caches and TLB, and proves the
+            // chain is one cycle (it must come back to where it started).
+            let start = chain.position();
+            chain.chase(&buf, chain.len() as u64);
+            if chain.position() != start {
+                failed(metric, "the chain is not one cycle");
+            }
+            g.bench(metric, |iters| {
+                fastest_chunk(iters, CHUNK, |n| chain.chase(&buf, n))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = sweep_config();
+    targets = lat_mem_rd
+}
+criterion_main!(benches);

@@ -1,0 +1,109 @@
+//! lat_mem_rd: memory read latency, a dependent-load chain over working sets
+//! from 512 B to 1 GiB at several strides, plus a random one-hop-per-page
+//! chain. Ids: `lat_mem_rd/<s16|s64|s128|s256|s1024|rand>/<size>`.
+use super::{Headline, Metric, Program, Unit};
+use crate::chase::parse_size;
+
+/// The largest working set of the sweep. lmbench wants several times the
+/// last-level cache; machines whose LLC exceeds a quarter of this (this
+/// CPU family's 300 MB L3 does) get less: the summary says so.
+pub const MAX_SIZE: u64 = 1 << 30;
+
+/// The stride the summary's L1/L2/L3/Main mem columns use (lmbench's).
+pub const TABLE_FN: &str = "s128";
+/// The random chain's function word.
+pub const RAND_FN: &str = "rand";
+
+macro_rules! sweep {
+    ($($fun:literal : $doc:literal => [$($size:literal)*];)*) => {
+        &[$($(&Metric {
+            id: concat!("lat_mem_rd/", $fun, "/", $size),
+            unit: Unit::Nanos,
+            headline: Headline::Min,
+            timed: $doc,
+        },)*)*]
+    };
+}
+
+pub static PROGRAM: Program = Program {
+    name: "lat_mem_rd",
+    about: "memory read latency: dependent loads over growing working sets (ns per load, minimum)",
+    metrics: sweep! {
+        "s16": "one dependent load p = *p of a chain of slots 16 B apart, in address order, through the working set" => [
+            "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "s64": "one dependent load p = *p of a chain of slots 64 B apart, in address order, through the working set" => [
+            "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "s128": "one dependent load p = *p of a chain of slots 128 B apart, in address order, through the working set (lmbench's table stride)" => [
+            "512b" "768b" "1k" "1536b" "2k" "3k" "4k" "6k" "8k" "12k" "16k" "24k" "32k" "48k"
+            "64k" "96k" "128k" "192k" "256k" "384k" "512k" "768k" "1m" "1536k" "2m" "3m"
+            "4m" "6m" "8m" "12m" "16m" "24m" "32m" "48m" "64m" "96m" "128m" "192m" "256m"
+            "384m" "512m" "768m" "1g"];
+        "s256": "one dependent load p = *p of a chain of slots 256 B apart, in address order, through the working set" => [
+            "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "s1024": "one dependent load p = *p of a chain of slots 1024 B apart, in address order, through the working set" => [
+            "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "rand": "one dependent load p = *p of a chain with one slot per 4 KB page (line staggered), pages in random order, through the working set" => [
+            "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+    },
+};
+
+/// The chain shapes, in plot order: function word and stride in bytes
+/// (the random chain's "stride" is its page).
+pub const SHAPES: [(&str, u64); 6] = [
+    ("s16", 16),
+    ("s64", 64),
+    ("s128", 128),
+    ("s256", 256),
+    ("s1024", 1024),
+    (RAND_FN, 4096),
+];
+
+/// The working-set size a metric of this program measures.
+pub fn size_of(m: &Metric) -> Option<u64> {
+    m.function_and_parameter().1.and_then(parse_size)
+}
+
+/// The points of one curve (function word), by increasing size.
+pub fn curve(function: &str) -> Vec<(u64, &'static Metric)> {
+    let mut v: Vec<_> = PROGRAM
+        .metrics
+        .iter()
+        .filter(|m| m.function_and_parameter().0 == function)
+        .filter_map(|m| Some((size_of(m)?, *m)))
+        .collect();
+    v.sort_by_key(|(s, _)| *s);
+    v
+}
+
+/// The metric of `function` at exactly `size`, if the sweep has that point.
+pub fn point(function: &str, size: u64) -> Option<&'static Metric> {
+    curve(function)
+        .into_iter()
+        .find(|(s, _)| *s == size)
+        .map(|(_, m)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_point_parses_and_curves_cover_the_sweep() {
+        for m in PROGRAM.metrics {
+            assert!(size_of(m).is_some(), "{}", m.id);
+            assert_eq!(m.headline, Headline::Min);
+        }
+        for (f, stride) in SHAPES {
+            let c = curve(f);
+            assert!(c.len() >= 17, "{f}");
+            assert_eq!(c.last().unwrap().0, MAX_SIZE, "{f}");
+            assert!(c.iter().all(|(s, _)| *s >= 2 * stride.min(1024)), "{f}");
+        }
+        assert!(point(TABLE_FN, 1536 << 10).is_some());
+    }
+}

@@ -1,0 +1,438 @@
+//! Pointer-chase chains for the memory-latency benches (lat_mem_rd, tlb,
+//! par_mem): a page-aligned buffer whose slots each hold the address of the
+//! next slot, so `p = *p` is a chain of dependent loads the CPU cannot
+//! overlap. Chains are built outside timing; a chase continues where the
+//! previous one stopped, so successive samples walk the whole working set
+//! instead of its first few lines.
+//!
+//! Soundness: a [`Buffer`] is zeroed at allocation and only [`Buffer::link`]
+//! writes it, always storing the address of another slot written in the same
+//! call. Every non-zero word therefore points at a non-zero word inside the
+//! buffer, so a chase that starts at a linked slot never leaves it.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::hint::black_box;
+use std::ptr::read_volatile;
+
+/// Bytes per page the chains assume (the base page on Linux x86-64/arm64).
+pub const PAGE: usize = 4096;
+/// Bytes per cache line the random chains stagger by.
+pub const LINE: usize = 64;
+const WORD: usize = std::mem::size_of::<usize>();
+
+/// A zeroed, page-aligned heap buffer.
+pub struct Buffer {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+// SAFETY: the buffer owns its allocation; shared access is read-only.
+unsafe impl Send for Buffer {}
+
+impl Buffer {
+    /// Allocates `bytes` (rounded up to a page) of zeroed memory.
+    pub fn new(bytes: usize) -> Result<Buffer, String> {
+        let bytes = bytes.max(PAGE).div_ceil(PAGE) * PAGE;
+        let layout =
+            Layout::from_size_align(bytes, PAGE).map_err(|e| format!("{bytes} bytes: {e}"))?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(format!("out of memory allocating {bytes} bytes"));
+        }
+        Ok(Buffer { ptr, layout })
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Asks for base (4 KB) pages, so a chain over N pages needs N TLB
+    /// entries even where transparent huge pages are on. Best effort.
+    pub fn base_pages_only(&self) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: the range is this buffer's own mapping; madvise only
+        // changes paging policy, never contents.
+        unsafe {
+            libc::madvise(self.ptr.cast(), self.len(), libc::MADV_NOHUGEPAGE);
+        }
+    }
+
+    /// Links the slots at byte `offsets` (in visiting order) into one cycle:
+    /// each holds the address of the next, the last the first's. Errors on
+    /// an offset outside the buffer or not word-aligned, or no offset.
+    pub fn link(&mut self, offsets: impl IntoIterator<Item = usize>) -> Result<Chain, String> {
+        let mut it = offsets.into_iter();
+        let first = it.next().ok_or("a chain needs at least one slot")?;
+        self.check(first)?;
+        let base = self.ptr as usize;
+        let (mut prev, mut len) = (first, 1usize);
+        for off in it {
+            self.check(off)?;
+            // SAFETY: `prev` was bounds- and alignment-checked.
+            unsafe { self.ptr.add(prev).cast::<usize>().write(base + off) };
+            prev = off;
+            len += 1;
+        }
+        // SAFETY: as above.
+        unsafe { self.ptr.add(prev).cast::<usize>().write(base + first) };
+        Ok(Chain {
+            base,
+            at: (base + first) as *const usize,
+            len,
+        })
+    }
+
+    fn check(&self, off: usize) -> Result<(), String> {
+        if off % WORD != 0 || off + WORD > self.len() {
+            return Err(format!(
+                "slot offset {off} is outside the {}-byte buffer or unaligned",
+                self.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Links `len / stride` slots `stride` bytes apart, in address order:
+    /// lmbench's stride chain (sequential, so prefetchers can help).
+    pub fn stride_chain(&mut self, len: usize, stride: usize) -> Result<Chain, String> {
+        let n = len / stride;
+        if n == 0 {
+            return Err(format!("{len} bytes hold no slot at stride {stride}"));
+        }
+        self.link((0..n).map(|i| i * stride))
+    }
+
+    /// Links one slot in each of `n` blocks of `spacing` bytes, blocks in a
+    /// random order (a fixed seed, so runs are comparable). With `stagger`,
+    /// block i's slot sits at line `i % (spacing / LINE)` of its block, so
+    /// one-per-page chains do not all map to one cache set.
+    pub fn random_chain(
+        &mut self,
+        n: usize,
+        spacing: usize,
+        stagger: bool,
+        seed: u64,
+    ) -> Result<Chain, String> {
+        let order = shuffled(n, seed);
+        self.link(
+            order
+                .into_iter()
+                .map(|i| i * spacing + slot_in_block(i, spacing, stagger)),
+        )
+    }
+
+    /// `k` disjoint random one-per-`spacing` chains covering `n` blocks
+    /// between them (par_mem's independent chains).
+    pub fn random_chains(
+        &mut self,
+        n: usize,
+        spacing: usize,
+        k: usize,
+        seed: u64,
+    ) -> Result<Vec<Chain>, String> {
+        if k == 0 || n < k {
+            return Err(format!("cannot split {n} blocks into {k} chains"));
+        }
+        let order = shuffled(n, seed);
+        order
+            .chunks(n.div_ceil(k))
+            .map(|part| {
+                self.link(
+                    part.iter()
+                        .map(|&i| i * spacing + slot_in_block(i, spacing, true)),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { dealloc(self.ptr, self.layout) }
+    }
+}
+
+fn slot_in_block(i: usize, spacing: usize, stagger: bool) -> usize {
+    if stagger && spacing >= 2 * LINE {
+        (i % (spacing / LINE)) * LINE
+    } else {
+        0
+    }
+}
+
+/// 0..n in a random order (Fisher-Yates over splitmix64).
+pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    let mut s = seed;
+    for i in (1..n).rev() {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        v.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+/// A linked cycle inside a [`Buffer`], with the position a chase reached.
+pub struct Chain {
+    base: usize,
+    at: *const usize,
+    len: usize,
+}
+
+// SAFETY: a Chain is an address into a Buffer; it is only dereferenced
+// through `chase`, which borrows that Buffer.
+unsafe impl Send for Chain {}
+
+macro_rules! ten {
+    ($($body:tt)*) => {
+        $($body)* $($body)* $($body)* $($body)* $($body)*
+        $($body)* $($body)* $($body)* $($body)* $($body)*
+    };
+}
+
+impl Chain {
+    /// Slots in the cycle.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The byte offset (in its buffer) of the slot the chain is at.
+    pub fn position(&self) -> usize {
+        self.at as usize - self.base
+    }
+
+    /// Follows the chain for `loads` dependent loads (in unrolled blocks of
+    /// 100, lmbench's shape) from where it stopped last.
+    ///
+    /// Panics if `buf` is not the buffer the chain was linked in.
+    #[inline(never)]
+    pub fn chase(&mut self, buf: &Buffer, loads: u64) {
+        assert_eq!(self.base, buf.ptr as usize, "chain of another buffer");
+        let mut p = self.at;
+        // SAFETY: `p` is a linked slot of `buf`, which is alive and borrowed;
+        // linked slots only point at linked slots (see the module doc).
+        unsafe {
+            for _ in 0..loads / 100 {
+                ten!(ten!(p = read_volatile(p) as *const usize;););
+            }
+            for _ in 0..loads % 100 {
+                p = read_volatile(p) as *const usize;
+            }
+        }
+        self.at = black_box(p);
+    }
+}
+
+/// Advances each of K chains by `hops` loads, the K loads of a hop
+/// independent of each other (memory-level parallelism).
+#[inline(never)]
+fn chase_par<const K: usize>(chains: &mut [Chain], buf: &Buffer, hops: u64) {
+    let mut ps = [std::ptr::null::<usize>(); K];
+    for (p, c) in ps.iter_mut().zip(chains.iter()) {
+        assert_eq!(c.base, buf.ptr as usize, "chain of another buffer");
+        *p = c.at;
+    }
+    // SAFETY: as in `Chain::chase`, for each chain.
+    unsafe {
+        for _ in 0..hops {
+            for p in ps.iter_mut() {
+                *p = read_volatile(*p) as *const usize;
+            }
+        }
+    }
+    for (p, c) in black_box(ps).iter().zip(chains.iter_mut()) {
+        c.at = *p;
+    }
+}
+
+/// Advances every chain `hops` loads, interleaved. Supports 1 to 16
+/// chains; panics on more.
+pub fn chase_all(chains: &mut [Chain], buf: &Buffer, hops: u64) {
+    macro_rules! dispatch {
+        ($($k:literal)*) => {
+            match chains.len() {
+                $($k => chase_par::<$k>(chains, buf, hops),)*
+                k => panic!("chase_all supports 1 to 16 chains, not {k}"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// True when Criterion only lists the benchmarks (`-- --list`): nothing
+/// runs, so benches skip building their chains.
+pub fn criterion_listing() -> bool {
+    std::env::args().any(|a| a == "--list")
+}
+
+/// Formats a byte size the way metric ids spell it: `512b`, `24k`,
+/// `1536k`, `64m`, `1g` (binary units, the largest that divides exactly).
+pub fn size_name(bytes: u64) -> String {
+    for (shift, suffix) in [(30, "g"), (20, "m"), (10, "k")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{suffix}", bytes >> shift);
+        }
+    }
+    format!("{bytes}b")
+}
+
+/// Parses a [`size_name`] back into bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let (num, shift) = match s.as_bytes().last()? {
+        b'b' => (&s[..s.len() - 1], 0),
+        b'k' => (&s[..s.len() - 1], 10),
+        b'm' => (&s[..s.len() - 1], 20),
+        b'g' => (&s[..s.len() - 1], 30),
+        _ => return None,
+    };
+    num.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// A short human size for tables and plots: `48K`, `1.5M`, `300M`, `1G`.
+pub fn human_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    for (div, suffix) in [(1u64 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")] {
+        if bytes >= div {
+            let v = b / div as f64;
+            return if (v - v.round()).abs() < 0.05 {
+                format!("{:.0}{suffix}", v)
+            } else {
+                format!("{v:.1}{suffix}")
+            };
+        }
+    }
+    format!("{bytes}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Walks the cycle slot by slot, returning the offsets visited until it
+    /// comes back to the start (or gives up after `limit`).
+    fn walk(c: &mut Chain, buf: &Buffer, limit: usize) -> Vec<usize> {
+        let start = c.position();
+        let mut seen = vec![start];
+        loop {
+            c.chase(buf, 1);
+            if c.position() == start || seen.len() > limit {
+                return seen;
+            }
+            seen.push(c.position());
+        }
+    }
+
+    fn assert_one_cycle(seen: &[usize], n: usize) {
+        assert_eq!(seen.len(), n, "the cycle must visit every slot once");
+        let set: HashSet<_> = seen.iter().collect();
+        assert_eq!(set.len(), n, "a slot was visited twice");
+    }
+
+    #[test]
+    fn stride_chain_is_one_cycle_over_every_slot() {
+        let mut buf = Buffer::new(64 << 10).unwrap();
+        for stride in [16, 64, 128, 1024] {
+            let mut c = buf.stride_chain(32 << 10, stride).unwrap();
+            let n = (32 << 10) / stride;
+            assert_eq!(c.len(), n);
+            let seen = walk(&mut c, &buf, n + 1);
+            assert_one_cycle(&seen, n);
+            assert!(seen.iter().all(|o| o % stride == 0));
+        }
+    }
+
+    #[test]
+    fn random_chain_is_one_cycle_one_slot_per_page() {
+        let n = 300;
+        let mut buf = Buffer::new(n * PAGE).unwrap();
+        let mut c = buf.random_chain(n, PAGE, true, 7).unwrap();
+        let seen = walk(&mut c, &buf, n + 1);
+        assert_one_cycle(&seen, n);
+        let pages: HashSet<_> = seen.iter().map(|o| o / PAGE).collect();
+        assert_eq!(pages.len(), n, "one slot in every page");
+        let lines: HashSet<_> = seen.iter().map(|o| o % PAGE).collect();
+        assert!(lines.len() > 1, "slots are staggered across lines");
+        // Not simply sequential.
+        assert!(seen.windows(2).any(|w| w[1] != w[0] + PAGE + LINE));
+    }
+
+    #[test]
+    fn relinking_a_smaller_chain_keeps_it_one_cycle() {
+        let mut buf = Buffer::new(1 << 20).unwrap();
+        buf.stride_chain(1 << 20, 16).unwrap();
+        let mut c = buf.random_chain(100, PAGE, true, 1).unwrap();
+        assert_one_cycle(&walk(&mut c, &buf, 101), 100);
+    }
+
+    #[test]
+    fn par_chains_partition_the_blocks() {
+        let n = 64;
+        let mut buf = Buffer::new(n * PAGE).unwrap();
+        let mut chains = buf.random_chains(n, PAGE, 5, 3).unwrap();
+        assert_eq!(chains.len(), 5);
+        let mut all = HashSet::new();
+        for c in chains.iter_mut() {
+            let len = c.len();
+            let seen = walk(c, &buf, len + 1);
+            assert_one_cycle(&seen, len);
+            all.extend(seen);
+        }
+        assert_eq!(all.len(), n);
+        let before: Vec<usize> = chains.iter().map(Chain::position).collect();
+        chase_all(&mut chains, &buf, 1);
+        let after: Vec<usize> = chains.iter().map(Chain::position).collect();
+        assert!(before.iter().zip(&after).all(|(a, b)| a != b));
+    }
+
+    #[test]
+    fn chase_counts_loads_exactly() {
+        let mut buf = Buffer::new(PAGE).unwrap();
+        let mut c = buf.stride_chain(PAGE, 16).unwrap(); // 256 slots
+        c.chase(&buf, 256 * 3 + 5);
+        assert_eq!(c.position(), 5 * 16);
+    }
+
+    #[test]
+    fn bad_offsets_are_refused() {
+        let mut buf = Buffer::new(PAGE).unwrap();
+        assert!(buf.link([0, PAGE]).is_err());
+        assert!(buf.link([3]).is_err());
+        assert!(buf.link(std::iter::empty()).is_err());
+        assert!(buf.stride_chain(512, 1024).is_err());
+    }
+
+    #[test]
+    fn size_names_round_trip() {
+        for (b, s) in [
+            (512, "512b"),
+            (768, "768b"),
+            (1024, "1k"),
+            (1536, "1536b"),
+            (24 << 10, "24k"),
+            (1536 << 10, "1536k"),
+            (64 << 20, "64m"),
+            (1 << 30, "1g"),
+        ] {
+            assert_eq!(size_name(b), s);
+            assert_eq!(parse_size(s), Some(b));
+        }
+        assert_eq!(parse_size("12"), None);
+        assert_eq!(parse_size("xk"), None);
+        assert_eq!(human_size(48 << 10), "48K");
+        assert_eq!(human_size(1536 << 10), "1.5M");
+    }
+}
