@@ -15,6 +15,8 @@ use crate::catalog::{Metric, Program};
 /// The Criterion configuration every bench file uses.
 pub fn config() -> Criterion {
     Criterion::default()
+        // Runs only under `--profile-time` (see crate::profile).
+        .with_profiler(crate::profile::criterion_profiler())
 }
 
 /// How a group samples, by the cost of one operation.

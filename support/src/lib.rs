@@ -7,6 +7,7 @@
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
 //! - [`machine`]: machine facts that explain a difference between runs.
+//! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
 
 pub mod catalog;
 pub mod fs;
@@ -15,4 +16,5 @@ pub mod harness;
 pub mod machine;
 pub mod peer;
 pub mod proc;
+pub mod profile;
 pub mod sys;
