@@ -169,7 +169,8 @@ fn top_by(stacks: &Stacks, n: usize, by_self: bool) -> Vec<TopFrame> {
         .iter()
         .filter(|(f, &t)| by_self || (!roots.contains(*f) && t < total))
         .map(|(f, &t)| (*f, selfs.get(f).copied().unwrap_or(0), t))
-        .filter(|&(_, s, _)| !by_self || s > 0)
+        // Under 0.05 % prints as 0.0 %: noise in a table.
+        .filter(|&(_, s, _)| !by_self || pct(s, total) >= 0.05)
         .collect();
     rows.sort_by(|a, b| {
         let (ka, kb) = if by_self { (a.1, b.1) } else { (a.2, b.2) };

@@ -52,9 +52,14 @@ pub const ACK_ENV: &str = "LMBENCH_PERF_ACK";
 pub const PIDS_ENV: &str = "LMBENCH_PERF_PIDS";
 
 /// `--call-graph` mode: `LMBENCH_PERF_CALL_GRAPH`, else DWARF with 32 KB
-/// of user stack per sample: Criterion's frames are large, and with perf's
-/// default 8 KB (or 16 KB) most stacks of lat_syscall/null stopped short
-/// of `main` (75 % and 28 % ended in `[[stack]]`; 0 % with 32 KB).
+/// of user stack per sample. Criterion 0.8 runs each measured batch through
+/// `alloca::with_alloca` (a C trampoline that moves the stack by a varying
+/// amount), so the stack above the bench's loop is deep and irregular:
+/// with perf's default 8 KB, 75 % of lat_syscall/null's stacks stopped
+/// there (`[[stack]]` frames), 28 % with 16 KB; with 32 KB it varies from
+/// run to run (0 % to ~70 %). The frames that matter, the syscall path in
+/// the kernel, libc and the bench's loop up to Criterion's `Routine::bench`,
+/// are intact either way; only the trunk above is cut.
 pub fn call_graph() -> String {
     std::env::var("LMBENCH_PERF_CALL_GRAPH")
         .ok()

@@ -100,7 +100,9 @@ fn clear_outputs(dir: &Path) {
         let ours = ["perf.", "pprof.", "diff-"]
             .iter()
             .any(|p| name.starts_with(p))
-            && (name.ends_with(".folded") || name.ends_with(".svg"));
+            && (name.ends_with(".folded") || name.ends_with(".svg"))
+            || ["perf.data", "perf.pids"].contains(&name.as_ref())
+            || name.starts_with("perf-") && name.ends_with(".log");
         if ours {
             let _ = std::fs::remove_file(e.path());
         }

@@ -95,11 +95,15 @@ pub fn choose(env: Option<&str>, f: &Facts) -> Result<Choice, String> {
     let pprof = |why: String| {
         Ok(Choice {
             kind: Kind::Pprof,
-            why: format!("{why} ({ENV}=perf to force perf)"),
+            why: format!("{why} ({ENV}=perf to try perf anyway)"),
         })
     };
     let Some(perf) = &f.perf else {
-        return pprof("no `perf` on PATH (install linux-perf / linux-tools)".to_string());
+        return Ok(Choice {
+            kind: Kind::Pprof,
+            why: "no `perf` on PATH (install linux-perf or linux-tools for kernel stacks)"
+                .to_string(),
+        });
     };
     if let (false, Some(p)) = (f.root, f.paranoid) {
         if p > 1 {
