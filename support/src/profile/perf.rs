@@ -253,26 +253,58 @@ pub fn descendants(roots: &[u32], links: &[(u32, u32)]) -> Vec<u32> {
     tree
 }
 
-/// Writes the pids of this process tree to `path` (one line, commas).
-pub fn write_pids(path: &Path) -> io::Result<()> {
-    let pids: Vec<String> = self_and_descendants().iter().map(u32::to_string).collect();
-    std::fs::write(path, pids.join(","))
+/// Writes the pids of this process tree to `path`: the roots on the first
+/// line, then the pids to leave out (perf itself, when we started it) on
+/// the second, each a comma-separated list.
+pub fn write_pids(path: &Path, exclude: &[u32]) -> io::Result<()> {
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let tree: Vec<u32> = self_and_descendants()
+        .into_iter()
+        .filter(|p| !exclude.contains(p))
+        .collect();
+    std::fs::write(path, format!("{}\n{}\n", list(&tree), list(exclude)))
         .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))
 }
 
-/// `(child, parent)` pids of the process forks perf recorded (thread
-/// creations, where both are one process, left out).
-fn forks(perf: &Path, data: &Path) -> io::Result<Vec<(u32, u32)>> {
+fn parse_pid_list(line: &str) -> Vec<u32> {
+    line.split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+/// `(child, parent)` pids of process forks, and `(pid, comm)` names.
+type TaskEvents = (Vec<(u32, u32)>, Vec<(u32, String)>);
+
+/// perf's task records: process forks and the process names seen.
+fn task_events(perf: &Path, data: &Path) -> io::Result<TaskEvents> {
     let out = Command::new(perf)
         .arg("script")
         .arg("-i")
         .arg(data)
-        .args(["--show-task-events", "-F", "pid"])
+        .args(["--show-task-events", "-F", "comm,pid"])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
         .map_err(|e| io::Error::new(e.kind(), format!("running {} script: {e}", perf.display())))?;
-    Ok(parse_forks(&String::from_utf8_lossy(&out.stdout)))
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok((parse_forks(&text), parse_comms(&text)))
+}
+
+/// `(pid, comm)` from task-event lines `COMM PID PERF_RECORD_...`.
+pub fn parse_comms(text: &str) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((head, _)) = line.split_once(" PERF_RECORD_") else {
+            continue;
+        };
+        let Some((comm, pid)) = head.trim().rsplit_once(' ') else {
+            continue;
+        };
+        if let Ok(pid) = pid.parse() {
+            out.push((pid, comm.trim().to_string()));
+        }
+    }
+    out
 }
 
 /// Parses `PERF_RECORD_FORK(child_pid:child_tid):(parent_pid:parent_tid)`.
@@ -300,29 +332,47 @@ pub fn parse_forks(text: &str) -> Vec<(u32, u32)> {
 /// rooted at the pids listed in `pids_file`: `perf script --pid` piped
 /// through inferno's perf collapser. perf's complaints go to `log`.
 pub fn fold(perf: &Path, data: &Path, pids_file: &Path, log: &Path) -> io::Result<Stacks> {
-    let roots: Vec<u32> = std::fs::read_to_string(pids_file)
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "{}: {e} (the bench never enabled perf: did the filter match?)",
-                    pids_file.display()
-                ),
-            )
-        })?
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
+    let text = std::fs::read_to_string(pids_file).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "{}: {e} (the bench never enabled perf: did the filter match?)",
+                pids_file.display()
+            ),
+        )
+    })?;
+    let mut lines = text.lines();
+    let roots = parse_pid_list(lines.next().unwrap_or(""));
+    let exclude = parse_pid_list(lines.next().unwrap_or(""));
+    let (links, comms) = task_events(perf, data)?;
+    let tree: Vec<u32> = descendants(&roots, &links)
+        .into_iter()
+        .filter(|p| !exclude.contains(p))
         .collect();
-    let tree = descendants(&roots, &forks(perf, data)?);
     let pid_list: Vec<String> = tree.iter().map(u32::to_string).collect();
+    let pid_list = pid_list.join(",");
     let log_f = File::create(log)
         .map_err(|e| io::Error::new(e.kind(), format!("creating {}: {e}", log.display())))?;
-    let mut child = Command::new(perf)
-        .arg("script")
-        .arg("-i")
-        .arg(data)
-        .arg("--pid")
-        .arg(pid_list.join(","))
+    let mut cmd = Command::new(perf);
+    cmd.arg("script").arg("-i").arg(data);
+    // `--pid` spares perf unwinding (and addr2line-ing) every other
+    // process's stacks, but one argument may not exceed 128 KB and lat_proc
+    // forks thousands of pids: then `--comm` with our processes' names
+    // does the coarse cut, and the pid filter below the exact one.
+    if pid_list.len() < 100_000 {
+        cmd.arg("--pid").arg(&pid_list);
+    } else {
+        let in_tree: std::collections::HashSet<u32> = tree.iter().copied().collect();
+        let mut names: Vec<&str> = comms
+            .iter()
+            .filter(|(p, _)| in_tree.contains(p))
+            .map(|(_, c)| c.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        cmd.arg("--comm").arg(names.join(","));
+    }
+    let mut child = cmd
         // No `period`: inferno then counts samples, not nanoseconds (or
         // cycles) of the event.
         .args(["-F", "comm,pid,tid,time,event,ip,sym,dso"])
@@ -342,6 +392,8 @@ pub fn fold(perf: &Path, data: &Path, pids_file: &Path, log: &Path) -> io::Resul
     let mut opt = inferno::collapse::perf::Options::default();
     // One thread: the machine is shared and the input is modest.
     opt.nthreads = 1;
+    // Root frame `comm-pid`, to keep only our process tree.
+    opt.include_pid = true;
     let mut folded = Vec::new();
     inferno::collapse::perf::Folder::from(opt).collapse(script.as_bytes(), &mut folded)?;
     if !status.success() {
@@ -352,7 +404,29 @@ pub fn fold(perf: &Path, data: &Path, pids_file: &Path, log: &Path) -> io::Resul
     }
     let text = String::from_utf8_lossy(&folded);
     let stacks = Stacks::parse(&text).map_err(io::Error::other)?;
-    Ok(stacks.strip_build_hash())
+    let keep: std::collections::HashSet<u32> = tree.into_iter().collect();
+    Ok(keep_pids(stacks, &keep).strip_build_hash())
+}
+
+/// Keeps the stacks whose root frame `comm-pid` names a pid in `keep`, the
+/// root becoming `comm`.
+pub fn keep_pids(stacks: Stacks, keep: &std::collections::HashSet<u32>) -> Stacks {
+    let mut counts = std::collections::BTreeMap::new();
+    for (stack, c) in stacks.counts {
+        let (root, rest) = stack.split_once(';').unwrap_or((&stack, ""));
+        let Some((comm, pid)) = root.rsplit_once('-') else {
+            continue;
+        };
+        if pid.parse().is_ok_and(|p: u32| keep.contains(&p)) {
+            let s = if rest.is_empty() {
+                comm.to_string()
+            } else {
+                format!("{comm};{rest}")
+            };
+            *counts.entry(s).or_insert(0) += c;
+        }
+    }
+    Stacks { counts }
 }
 
 /// The first lines of a log, for an error message.
@@ -382,6 +456,8 @@ mod tests {
                     99 PERF_RECORD_FORK(98:98):(99:99)\n\
                     11 PERF_RECORD_EXIT(13:13):(11:11)\n";
         let links = parse_forks(text);
+        assert_eq!(parse_comms("    lmbench-peer 31408 PERF_RECORD_FORK(1:1):(2:2)\n lto cgu.00 7 PERF_RECORD_EXIT(7:7):(6:6)\n"),
+            [(31408, "lmbench-peer".to_string()), (7, "lto cgu.00".to_string())]);
         assert_eq!(
             links,
             [(1, 0), (11, 10), (13, 11), (98, 99)],
@@ -390,6 +466,16 @@ mod tests {
         let mut tree = descendants(&[10], &links);
         tree.sort();
         assert_eq!(tree, [10, 11, 13]);
+    }
+
+    #[test]
+    fn keeps_only_the_tree() {
+        let s = Stacks::parse("lat_proc-5ade9f-10;a 2\nlmbench-peer-11;fork 5\nrustc-99;x 7\n")
+            .unwrap();
+        let keep = [10, 11].into_iter().collect();
+        let kept = keep_pids(s, &keep).strip_build_hash();
+        let keys: Vec<_> = kept.counts.keys().cloned().collect();
+        assert_eq!(keys, ["lat_proc;a", "lmbench-peer;fork"]);
     }
 
     #[test]

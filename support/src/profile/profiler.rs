@@ -122,7 +122,7 @@ fn attach(id: &str, perf_bin: &Path, dir: &Path) -> Running {
         .spawn()
         .unwrap_or_else(|e| fatal(id, format_args!("starting {}: {e}", perf_bin.display())));
     let mut control = Control::open(&ctl, &ack).unwrap_or_else(|e| fatal(id, e));
-    perf::write_pids(&tmp.path().join("pids")).unwrap_or_else(|e| fatal(id, e));
+    perf::write_pids(&tmp.path().join("pids"), &[perf.id()]).unwrap_or_else(|e| fatal(id, e));
     if let Err(e) = control.enable() {
         let log = perf::log_head(&dir.join("perf-record.log"), 2);
         fatal(id, format_args!("perf record: {e} ({log})"))
@@ -205,7 +205,7 @@ impl Profiler for Auto {
         self.running = match backend {
             Backend::PerfControl(c) => {
                 if let Some(p) = std::env::var_os(perf::PIDS_ENV) {
-                    perf::write_pids(Path::new(&p)).unwrap_or_else(|e| fatal(id, e));
+                    perf::write_pids(Path::new(&p), &[]).unwrap_or_else(|e| fatal(id, e));
                 }
                 c.enable().unwrap_or_else(|e| fatal(id, e));
                 Running::None
