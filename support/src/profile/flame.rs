@@ -238,6 +238,8 @@ pub fn diff_summary(before: &Stacks, after: &Stacks, n: usize) -> String {
             let a = pct(sa.get(f).copied().unwrap_or(0), ta);
             (f, b, a)
         })
+        // Moves that print as 0.0 are noise.
+        .filter(|(_, b, a)| (a - b).abs() >= 0.05)
         .collect();
     rows.sort_by(|x, y| {
         (y.2 - y.1)
