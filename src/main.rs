@@ -4,6 +4,7 @@ mod cmd_compare;
 mod cmd_export;
 mod cmd_list;
 mod cmd_plot;
+mod cmd_profile;
 mod cmd_restore;
 mod cmd_run;
 mod cmd_save;
@@ -118,6 +119,19 @@ enum Cmd {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// Profile one metric (perf, kernel included, else pprof): flamegraph
+    /// SVG, top frames as text, and a differential flamegraph with --vs.
+    Profile {
+        /// The metric id, e.g. lat_syscall/null (`lmbench list`).
+        metric: String,
+        /// How long Criterion runs the benchmark under the profiler.
+        #[arg(long, default_value_t = 5)]
+        seconds: u64,
+        /// A saved run (directory, or MACHINE/LABEL under results/) to
+        /// compare with: draws a differential flamegraph.
+        #[arg(long, value_name = "RUN")]
+        vs: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -172,6 +186,15 @@ fn main() -> ExitCode {
         }
         Cmd::List => cmd_list::run(),
         Cmd::Plot { runs, text, out } => cmd_plot::run(&runs, cmd_plot::Options { text, out }),
+        Cmd::Profile {
+            metric,
+            seconds,
+            vs,
+        } => cmd_profile::run(cmd_profile::Options {
+            metric,
+            seconds,
+            vs,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

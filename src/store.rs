@@ -77,26 +77,12 @@ pub fn profile_file_name(metric_id: &str) -> String {
 
 /// The saved folded stacks of `metric_id` in a saved run, if it has them
 /// (for `lmbench profile --vs RUN`).
-#[allow(dead_code)] // the caller, `lmbench profile`, comes with issue 8
 pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
     let Origin::Saved { dir, .. } = &run.origin else {
         return None;
     };
     let p = dir.join("profiles").join(profile_file_name(metric_id));
     p.is_file().then_some(p)
-}
-
-/// Like [`saved_profile`], from a run name, with an error saying why not.
-#[allow(dead_code)] // the caller, `lmbench profile`, comes with issue 8
-pub fn resolve_profile(spec: &str, metric_id: &str) -> Result<PathBuf> {
-    let run = resolve(spec)?;
-    saved_profile(&run, metric_id).with_context(|| {
-        format!(
-            "run {} has no saved profile of {metric_id} (profiles/{})",
-            run.host(),
-            profile_file_name(metric_id)
-        )
-    })
 }
 
 /// The live run: Criterion's latest results and this machine's facts.

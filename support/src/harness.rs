@@ -20,8 +20,11 @@ use crate::catalog::{Metric, Program};
 /// measurements), so they are off unless `LMBENCH_PLOTS=1`; the estimates,
 /// samples and `lmbench summary`/`plot` do not need them.
 pub fn config() -> Criterion {
-    // Plotters is pure Rust and always there.
-    let c = Criterion::default().plotting_backend(PlottingBackend::Plotters);
+    // Plotters is pure Rust and always there. The profiler runs only
+    // under `--profile-time` (see crate::profile).
+    let c = Criterion::default()
+        .plotting_backend(PlottingBackend::Plotters)
+        .with_profiler(crate::profile::criterion_profiler());
     if std::env::var_os("LMBENCH_PLOTS").is_some_and(|v| v == "1") {
         c
     } else {

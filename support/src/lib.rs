@@ -11,6 +11,7 @@
 //! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
+//! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
 
 pub mod bw;
 pub mod catalog;
@@ -24,6 +25,7 @@ mod machine_linux;
 pub mod ops;
 pub mod peer;
 pub mod proc;
+pub mod profile;
 #[cfg(target_os = "linux")]
 pub mod protfault;
 pub mod rpc;
