@@ -19,7 +19,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::bw::{self, kernels};
 use lmbench_support::catalog::{bw_file_rd::PROGRAM, Metric};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, config, failed, test_mode, Class, Group};
+use lmbench_support::harness::{check, config, failed, test_mode, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 /// Reads the open file to its end in [`bw::XFER`] chunks, summing each;
@@ -88,18 +88,7 @@ fn bw_file_rd(c: &mut Criterion) {
                 };
                 let mut once = once;
                 check(m, "untimed read", once());
-                g.bench(m, |iters| {
-                    let t = Instant::now();
-                    for _ in 0..iters {
-                        match once() {
-                            Ok(s) => {
-                                std::hint::black_box(s);
-                            }
-                            Err(e) => failed(m, e),
-                        }
-                    }
-                    t.elapsed()
-                });
+                g.bench(m, |iters| timed_loop(m, iters, &mut once));
             }
             other => unreachable!("bw_file_rd mode {other} has no bench"),
         }

@@ -19,7 +19,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::bw::{self, kernels, Mapping};
 use lmbench_support::catalog::{bw_mmap_rd::PROGRAM, Metric};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, config, failed, test_mode, Class, Group};
+use lmbench_support::harness::{check, config, test_mode, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 fn bw_mmap_rd(c: &mut Criterion) {
@@ -62,18 +62,7 @@ fn bw_mmap_rd(c: &mut Criterion) {
                     r
                 };
                 check(m, "untimed pass", once());
-                g.bench(m, |iters| {
-                    let t = Instant::now();
-                    for _ in 0..iters {
-                        match once() {
-                            Ok(s) => {
-                                std::hint::black_box(s);
-                            }
-                            Err(e) => failed(m, e),
-                        }
-                    }
-                    t.elapsed()
-                });
+                g.bench(m, |iters| timed_loop(m, iters, &once));
             }
             other => unreachable!("bw_mmap_rd mode {other} has no bench"),
         }
