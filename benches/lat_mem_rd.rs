@@ -28,11 +28,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_mem_rd::{self as cat, MAX_SIZE, PROGRAM, RAND_FN};
 use lmbench_support::chase::{criterion_listing, Buffer, PAGE};
-use lmbench_support::harness::{check, failed, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{fastest_chunk, sweep_config, sweep_group, Selection};
+use common::{bench_chain, sweep_config, sweep_group, Selection};
 
 /// Loads per timed chunk (see `fastest_chunk`): 16K loads is 30 us in L1,
 /// a few ms in memory.
@@ -70,17 +70,8 @@ fn lat_mem_rd(c: &mut Criterion) {
             } else {
                 buf.stride_chain(bytes, stride as usize)
             };
-            let mut chain = check(metric, "build the chain", built);
-            // One untimed lap: warms the caches and TLB, and proves the
-            // chain is one cycle (it must come back to where it started).
-            let start = chain.position();
-            chain.chase(&buf, chain.len() as u64);
-            if chain.position() != start {
-                failed(metric, "the chain is not one cycle");
-            }
-            g.bench(metric, |iters| {
-                fastest_chunk(iters, CHUNK, |n| chain.chase(&buf, n))
-            });
+            let chain = check(metric, "build the chain", built);
+            bench_chain(&mut g, metric, chain, &buf, CHUNK);
         }
     }
     g.finish();

@@ -26,7 +26,7 @@ use lmbench_support::ops::Op;
 
 #[path = "common/mod.rs"]
 mod common;
-use common::fastest_chunk;
+use common::bench_op;
 
 /// Operations per timed chunk (see `fastest_chunk`): 20-500 us.
 const CHUNK: u64 = 50_000;
@@ -65,14 +65,7 @@ fn lat_ops(c: &mut Criterion) {
         if !op.plausible(v) {
             failed(metric, format_args!("{op:?} chain ended at {v}"));
         }
-        g.bench(metric, |iters| {
-            fastest_chunk(iters, CHUNK, |n| {
-                let v = op.run(n);
-                if !op.plausible(v) {
-                    failed(metric, format_args!("{op:?} chain ended at {v}"));
-                }
-            })
-        });
+        bench_op(&mut g, metric, op, CHUNK);
     }
     g.finish();
 }

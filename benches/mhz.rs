@@ -12,12 +12,12 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::mhz::{self as cat, PROGRAM};
-use lmbench_support::harness::{failed, Class, Group};
+use lmbench_support::harness::{Class, Group};
 use lmbench_support::ops::Op;
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{fastest_chunk, sweep_config, sweep_group};
+use common::{bench_op, sweep_config, sweep_group};
 
 /// Steps per timed chunk (see `fastest_chunk`): about 20 us.
 const CHUNK: u64 = 50_000;
@@ -26,14 +26,7 @@ fn mhz(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     sweep_group(&mut g);
     for (metric, op) in [(&cat::ADD, Op::Int64Add), (&cat::XOR, Op::Int64Bit)] {
-        g.bench(metric, |iters| {
-            fastest_chunk(iters, CHUNK, |n| {
-                let v = op.run(n);
-                if !op.plausible(v) {
-                    failed(metric, format_args!("{op:?} chain ended at {v}"));
-                }
-            })
-        });
+        bench_op(&mut g, metric, op, CHUNK);
     }
     g.finish();
 }

@@ -17,11 +17,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::tlb::{self as cat, PROGRAM};
 use lmbench_support::chase::{criterion_listing, Buffer, LINE, PAGE};
-use lmbench_support::harness::{check, failed, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{fastest_chunk, sweep_config, sweep_group, Selection};
+use common::{bench_chain, sweep_config, sweep_group, Selection};
 
 fn tlb(c: &mut Criterion) {
     let listing = criterion_listing();
@@ -50,15 +50,8 @@ fn tlb(c: &mut Criterion) {
             let n = if listing { 1 } else { n as usize };
             let spacing = if function == "pages" { PAGE } else { LINE };
             let built = buf.random_chain(n, spacing, function == "pages", 0x0074_6c62);
-            let mut chain = check(metric, "build the chain", built);
-            let start = chain.position();
-            chain.chase(&buf, chain.len() as u64);
-            if chain.position() != start {
-                failed(metric, "the chain is not one cycle");
-            }
-            g.bench(metric, |iters| {
-                fastest_chunk(iters, 16 << 10, |n| chain.chase(&buf, n))
-            });
+            let chain = check(metric, "build the chain", built);
+            bench_chain(&mut g, metric, chain, &buf, 16 << 10);
         }
     }
     g.finish();

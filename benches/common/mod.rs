@@ -116,3 +116,42 @@ pub fn fastest_chunk(total: u64, chunk: u64, mut work: impl FnMut(u64)) -> Durat
     }
     Duration::from_nanos((best * total as f64).round() as u64)
 }
+
+/// Benchmarks one dependent op chain (lat_ops, mhz): chunks of `chunk`
+/// steps, the fastest reported, the chain's end value checked after each
+/// chunk so a folded or broken chain fails the bench instead of timing it.
+pub fn bench_op(
+    g: &mut Group,
+    metric: &'static lmbench_support::catalog::Metric,
+    op: lmbench_support::ops::Op,
+    chunk: u64,
+) {
+    g.bench(metric, |iters| {
+        fastest_chunk(iters, chunk, |n| {
+            let v = op.run(n);
+            if !op.plausible(v) {
+                lmbench_support::harness::failed(metric, format_args!("{op:?} chain ended at {v}"));
+            }
+        })
+    });
+}
+
+/// Benchmarks chasing `chain` through `buf` (lat_mem_rd, tlb) after one
+/// untimed lap, which warms the caches and TLB and proves the chain is one
+/// cycle (it must come back to where it started).
+pub fn bench_chain(
+    g: &mut Group,
+    metric: &'static lmbench_support::catalog::Metric,
+    mut chain: lmbench_support::chase::Chain,
+    buf: &lmbench_support::chase::Buffer,
+    chunk: u64,
+) {
+    let start = chain.position();
+    chain.chase(buf, chain.len() as u64);
+    if chain.position() != start {
+        lmbench_support::harness::failed(metric, "the chain is not one cycle");
+    }
+    g.bench(metric, |iters| {
+        fastest_chunk(iters, chunk, |n| chain.chase(buf, n))
+    });
+}
