@@ -34,6 +34,7 @@ pub mod mhz;
 pub mod par_mem;
 pub mod tlb;
 
+pub mod floors;
 pub mod tables;
 
 use std::fmt;
