@@ -22,18 +22,32 @@ fn summary_over_downloaded_artifacts_has_a_row_per_machine() {
         let art = fleet.join(format!("lmbench-{machine}-fleet"));
         std::fs::create_dir_all(&art).unwrap();
         for f in ["run.json", "machine.json", "SUMMARY.txt"] {
-            std::fs::copy(env.results().join(machine).join("fleet").join(f), art.join(f)).unwrap();
+            std::fs::copy(
+                env.results().join(machine).join("fleet").join(f),
+                art.join(f),
+            )
+            .unwrap();
         }
     }
     let o = env.lmbench(&["summary", fleet.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    let a = text.lines().filter(|l| l.starts_with("bench-a/fleet ")).count();
-    let b = text.lines().filter(|l| l.starts_with("bench-b/fleet ")).count();
+    let a = text
+        .lines()
+        .filter(|l| l.starts_with("bench-a/fleet "))
+        .count();
+    let b = text
+        .lines()
+        .filter(|l| l.starts_with("bench-b/fleet "))
+        .count();
     assert!(a >= 1 && a == b, "{text}");
     // Every table with rows has exactly the two machines.
     for block in text.split("\n\n").filter(|b| b.contains("bench-a/fleet")) {
-        assert_eq!(block.lines().filter(|l| l.contains("/fleet ")).count(), 2, "{block}");
+        assert_eq!(
+            block.lines().filter(|l| l.contains("/fleet ")).count(),
+            2,
+            "{block}"
+        );
     }
 }
 
