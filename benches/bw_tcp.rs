@@ -10,6 +10,20 @@
 //! before timing (warm-up); Criterion warms up further. Any error or end
 //! of stream fails the bench; the writer is killed and reaped at the end.
 //! (Linux doubles the requested buffer sizes, as it does for lmbench.)
+//!
+//! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
+//! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
+//! has one); declared skipped otherwise. Both ends set 1 MB socket
+//! buffers before connecting. `bw_tcp/remote_read/10m` (the *Remote*
+//! table's TCP column, the local one's direction): the server's `source`
+//! sends exactly the bytes ordered (8-byte orders on the connection); each
+//! iteration orders the next 10 MB, one order ahead so the server never
+//! idles, then reads 10 MB (the order is one 8-byte write per 10 MB).
+//! `bw_tcp/remote_write/10m`: each iteration writes 10 MB to the server's
+//! `sink`, which reads and discards; in the steady state of back-to-back
+//! iterations the socket buffers stay full, so the rate is the network's. The session and the
+//! connection are made untimed; the server answers from a plain blocking
+//! loop, as the local peer does.
 
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
@@ -21,6 +35,7 @@ use lmbench_support::catalog::{
     Metric,
 };
 use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::remote;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -72,9 +87,20 @@ fn bw_tcp(c: &mut Criterion) {
     g.finish();
 }
 
+fn bw_tcp_remote(c: &mut Criterion) {
+    let (rd, wr) = (&cat::REMOTE_READ_10M, &cat::REMOTE_WRITE_10M);
+    let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
+    g.bytes_per_iter(bw::MOVE as u64);
+    if let Some(mut s) = remote::bench::session(&mut g, &PROGRAM, &[rd, wr]) {
+        remote::bench::bw_read(&mut g, rd, &mut s);
+        remote::bench::bw_write(&mut g, wr, &mut s);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = bw_tcp
+    targets = bw_tcp, bw_tcp_remote
 }
 criterion_main!(benches);

@@ -18,6 +18,17 @@
 //! accepting would make connect wait for SYN retransmits once the backlog
 //! fills, so a watchdog kills it after 3 s without progress (its listening
 //! socket closes; the next SYN is refused).
+//!
+//! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
+//! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
+//! has one); declared skipped otherwise. `lat_connect/remote`: the same
+//! socket + connect + close to the server's `accept` service, which waits
+//! for our close and resets, as above (so no TIME_WAIT on either machine).
+//! No watchdog thread: a server that dies refuses at once, and a lost
+//! network makes connect(2) fail after the kernel's SYN retries (about two
+//! minutes), which fails the bench with its id. The session and the
+//! connection are made untimed; the server answers from a plain blocking
+//! loop, as the local peer does.
 
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
@@ -26,6 +37,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_connect::{self as cat, PROGRAM};
 use lmbench_support::harness::{check, config, failed, Class, Group};
 use lmbench_support::ipc::{self, Watchdog};
+use lmbench_support::remote;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -65,9 +77,17 @@ fn lat_connect(c: &mut Criterion) {
     drop(server);
 }
 
+fn lat_connect_remote(c: &mut Criterion) {
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    if let Some(mut s) = remote::bench::session(&mut g, &PROGRAM, &[&cat::REMOTE]) {
+        remote::bench::connect(&mut g, &cat::REMOTE, &mut s);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = lat_connect
+    targets = lat_connect, lat_connect_remote
 }
 criterion_main!(benches);

@@ -12,6 +12,15 @@
 //! UDP call unanswered for 100 ms is sent again and counted (printed after
 //! the group) rather than failing after lmbench's 25 ms budget; a call
 //! unanswered for 3 s, or a dead server, fails the bench with its id.
+//!
+//! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
+//! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
+//! has one); declared skipped otherwise. `lat_rpc/remote_udp` and
+//! `lat_rpc/remote_tcp`: the same client and calls, to the server's
+//! `rpc_udp` and `rpc_tcp` services, which answer with the same ONC RPC
+//! code as the local server (`rpc::serve_call`, `rpc::RecordBuf`). The session and the
+//! connection are made untimed; the server answers from a plain blocking
+//! loop, as the local peer does.
 
 use std::os::fd::AsRawFd;
 use std::time::Instant;
@@ -20,7 +29,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_rpc::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, config, failed, Class, Group};
-use lmbench_support::{ipc, rpc};
+use lmbench_support::{ipc, remote, rpc};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -65,9 +74,18 @@ fn lat_rpc(c: &mut Criterion) {
     drop(server);
 }
 
+fn lat_rpc_remote(c: &mut Criterion) {
+    let (udp, tcp) = (&cat::REMOTE_UDP, &cat::REMOTE_TCP);
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    if let Some(mut s) = remote::bench::session(&mut g, &PROGRAM, &[udp, tcp]) {
+        remote::bench::rpc(&mut g, udp, tcp, &mut s);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = lat_rpc
+    targets = lat_rpc, lat_rpc_remote
 }
 criterion_main!(benches);

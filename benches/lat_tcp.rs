@@ -7,11 +7,19 @@
 //! iteration writes 1 byte and reads the 1-byte answer (the low byte of a
 //! sequence number, checked). Our end has SO_RCVTIMEO, so a peer that
 //! stops answering fails the bench in seconds; one that dies gives EOF.
+//!
+//! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
+//! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
+//! has one); declared skipped otherwise. `lat_tcp/remote`: the same
+//! 1-byte round trip on a TCP connection to the server's echo service
+//! (`tcp_echo`), the answer checked against the sent byte. The session and the
+//! connection are made untimed; the server answers from a plain blocking
+//! loop, as the local peer does.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_tcp::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, socket_echo};
-use lmbench_support::ipc;
+use lmbench_support::harness::{config, socket_echo, Class, Group};
+use lmbench_support::{ipc, remote};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -19,9 +27,17 @@ fn lat_tcp(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::TCP, ipc::tcp_pair(), PEER, 1);
 }
 
+fn lat_tcp_remote(c: &mut Criterion) {
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    if let Some(mut s) = remote::bench::session(&mut g, &PROGRAM, &[&cat::REMOTE]) {
+        remote::bench::tcp_echo(&mut g, &cat::REMOTE, &mut s);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = lat_tcp
+    targets = lat_tcp, lat_tcp_remote
 }
 criterion_main!(benches);

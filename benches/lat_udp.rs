@@ -9,11 +9,23 @@
 //! Our socket has SO_RCVTIMEO: a lost datagram or a silent peer fails the
 //! bench within seconds; a dead peer gives ECONNREFUSED (ICMP) at once.
 //! Loopback does not drop datagrams in a ping-pong, so no retransmission.
+//!
+//! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
+//! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
+//! has one); declared skipped otherwise. `lat_udp/remote`: the same
+//! 4-byte sequence-number round trip to the server's `udp_echo`, which
+//! answers only the client's address. A real network may drop a datagram:
+//! one unanswered for 100 ms is sent again and counted (printed after the
+//! group), a late echo of an earlier number is skipped, and 3 s without an
+//! answer fails the bench. The retransmission wait is the socket's
+//! SO_RCVTIMEO, so the loop reads no clock. The session and the
+//! connection are made untimed; the server answers from a plain blocking
+//! loop, as the local peer does.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_udp::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, socket_echo};
-use lmbench_support::ipc;
+use lmbench_support::harness::{config, socket_echo, Class, Group};
+use lmbench_support::{ipc, remote};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -21,9 +33,17 @@ fn lat_udp(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::UDP, ipc::udp_pair(), PEER, 4);
 }
 
+fn lat_udp_remote(c: &mut Criterion) {
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    if let Some(mut s) = remote::bench::session(&mut g, &PROGRAM, &[&cat::REMOTE]) {
+        remote::bench::udp_echo(&mut g, &cat::REMOTE, &mut s);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = lat_udp
+    targets = lat_udp, lat_udp_remote
 }
 criterion_main!(benches);

@@ -347,6 +347,7 @@ mod tests {
             metrics,
             origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
+            imported: None,
         }
     }
 
@@ -380,6 +381,7 @@ mod tests {
             metrics: Default::default(),
             origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
+            imported: None,
         };
         assert!(svg(std::slice::from_ref(&run)).is_err());
         assert!(text(&run, 60, 12).is_err());

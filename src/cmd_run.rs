@@ -144,11 +144,14 @@ pub fn run(opts: Options) -> Result<()> {
     }
     eprintln!();
     let metrics = pool(&reps);
+    let mut facts = facts;
+    crate::store::name_remote_peer(&mut facts, &metrics);
     let mut run = Run {
         machine: facts,
         metrics,
         origin: Origin::Live,
         meta: crate::store::current_meta(opts.runs),
+        imported: None,
     };
     if let (Some(save), Some(machine)) = (&opts.save, machine) {
         let dir = crate::cmd_save::save_run(run.clone(), &machine, save)?;

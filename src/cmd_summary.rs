@@ -4,6 +4,7 @@
 //! figure a run lacks.
 
 use anyhow::{bail, Result};
+use lmbench_support::catalog::tables::{REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
@@ -40,10 +41,20 @@ pub fn render(runs: &[Run]) -> Result<String> {
         out.push_str(&table::render(t, runs));
         // lmbench's "Guesses" and the cache points used, under the table.
         if t.key == "mem_lat" {
-            for r in runs {
+            for r in runs.iter().filter(|r| r.imported.is_none()) {
                 for n in lmbench_support::catalog::tables::mem_notes(r) {
                     out.push_str(&format!("  {n}\n"));
                 }
+            }
+        }
+        // Whom the remote figures were measured against.
+        if t.key == REMOTE_LAT.key || t.key == REMOTE_BW.key {
+            for r in runs
+                .iter()
+                .filter(|r| table::has_data(t, std::slice::from_ref(*r)))
+            {
+                let peer = r.machine.get(store::REMOTE_PEER).unwrap_or("not recorded");
+                out.push_str(&format!("  {}: peer {peer}\n", r.host()));
             }
         }
     }
@@ -60,21 +71,9 @@ pub fn render_as(runs: &[Run], format: Format) -> Result<String> {
     }
 }
 
-/// A column's name on one line: "null call", "0K File Delete" (a column
-/// with an empty top header continues the previous one's when that one
-/// spans into it, as lmbench's layout does).
+/// Every column's name on one line (see `Table::column_name`).
 fn column_names(t: &Table) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut prev: Option<&Column> = None;
-    for c in t.columns {
-        let top = match prev {
-            Some(p) if c.header[0].is_empty() && p.header[0].len() > p.width => p.header[0],
-            _ => c.header[0],
-        };
-        names.push(format!("{top} {}", c.header[1]).trim().to_string());
-        prev = Some(c);
-    }
-    names
+    (0..t.columns.len()).map(|i| t.column_name(i)).collect()
 }
 
 /// A column's unit: its metrics', else the table's (the clock is MHz).
@@ -87,7 +86,7 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
 }
 
 fn cells(t: &Table, run: &Run) -> Vec<Option<f64>> {
-    t.columns.iter().map(|c| c.source.eval(run)).collect()
+    (0..t.columns.len()).map(|i| run.cell(t, i)).collect()
 }
 
 /// Full precision for machine-readable formats, trimmed of float noise.
@@ -175,8 +174,7 @@ fn json_out(runs: &[Run]) -> Result<String> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let values: Vec<Option<f64>> =
-                        runs.iter().map(|r| t.columns[i].source.eval(r)).collect();
+                    let values: Vec<Option<f64>> = runs.iter().map(|r| r.cell(t, i)).collect();
                     let unit = column_unit(t, &t.columns[i]);
                     json!({ "name": name, "unit": unit, "values": values })
                 })

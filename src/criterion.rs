@@ -173,6 +173,26 @@ pub fn read_stamps(home: &Path, programs: &[&str]) -> BTreeMap<String, String> {
     out
 }
 
+/// The remote peers the programs' remote metrics were measured against,
+/// as the benches recorded them (`remote::PEER_FILE` in each program's
+/// directory), distinct, in program order: the machine fact `remote_peer`.
+pub fn read_remote_peers(home: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in lmbench_support::catalog::PROGRAMS {
+        let path = home.join(p.name).join(lmbench_support::remote::PEER_FILE);
+        let peer: Option<lmbench_support::remote::client::PeerInfo> =
+            std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        if let Some(s) = peer.map(|p| p.to_string()) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
 /// The folded stacks `lmbench profile` left for each of `ids`, at
 /// `<home>/<id>/profile/*.folded` (the newest file if there are several).
 pub fn folded_profiles(home: &Path, ids: &[&str]) -> Vec<(String, PathBuf)> {

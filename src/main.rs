@@ -2,12 +2,14 @@
 
 mod cmd_compare;
 mod cmd_export;
+mod cmd_import;
 mod cmd_list;
 mod cmd_plot;
 mod cmd_profile;
 mod cmd_restore;
 mod cmd_run;
 mod cmd_save;
+mod cmd_serve;
 mod cmd_summary;
 mod criterion;
 mod run;
@@ -89,6 +91,20 @@ enum Cmd {
         #[arg(long, value_name = "PCT")]
         fail_on_regression: Option<f64>,
     },
+    /// Import the C suite's results (SUMMARY posts of lmbench 1.x-3.x, or
+    /// its results files) as runs under results/<host>/<LABEL>/.
+    Import {
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        #[arg(long)]
+        label: String,
+        /// The machine name, when the files hold one machine (default: its host).
+        #[arg(long)]
+        machine: Option<String>,
+        /// Replace existing runs of that label.
+        #[arg(long)]
+        force: bool,
+    },
     /// Write a saved run back as a Criterion baseline (`--baseline LABEL`).
     Restore {
         run: String,
@@ -108,6 +124,20 @@ enum Cmd {
     },
     /// List every metric: unit, summary column, timed region.
     List,
+    /// Serve the remote benches of another machine (its LMBENCH_REMOTE):
+    /// echo, RPC, accept-and-close and bandwidth services on demand.
+    Serve {
+        /// IP:PORT of the control port; nothing else is bound but services
+        /// on the address a client reaches.
+        #[arg(long, value_name = "ADDR:PORT")]
+        listen: String,
+        /// A shared secret clients must present (default: $LMBENCH_TOKEN).
+        #[arg(long)]
+        token: Option<String>,
+        /// Close a session or service idle for this many seconds.
+        #[arg(long, default_value_t = 60, value_name = "SECS")]
+        idle: u64,
+    },
     /// Draw the memory-latency curves (SVG, or text with --text).
     Plot {
         /// Saved runs to draw (default: the latest run).
@@ -180,11 +210,31 @@ fn main() -> ExitCode {
             filter,
             fail_on_regression,
         }),
+        Cmd::Import {
+            files,
+            label,
+            machine,
+            force,
+        } => cmd_import::run(cmd_import::Options {
+            files,
+            label,
+            machine,
+            force,
+        }),
         Cmd::Restore { run, name } => cmd_restore::run(&run, name.as_deref()),
         Cmd::Export { run, name, output } => {
             cmd_export::run(&run, name.as_deref(), output.as_deref())
         }
         Cmd::List => cmd_list::run(),
+        Cmd::Serve {
+            listen,
+            token,
+            idle,
+        } => cmd_serve::run(cmd_serve::Options {
+            listen,
+            token,
+            idle,
+        }),
         Cmd::Plot { runs, text, out } => cmd_plot::run(&runs, cmd_plot::Options { text, out }),
         Cmd::Profile {
             metric,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use lmbench_support::catalog::{Headline, Lookup, Metric};
+use lmbench_support::catalog::{Headline, Lookup, Metric, Table};
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
@@ -132,6 +132,22 @@ pub struct Meta {
     pub runs_pooled: u32,
 }
 
+/// A run imported from the C suite's results (`lmbench import`): figures
+/// without samples, by summary column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Imported {
+    /// What was read, e.g. "lmbench 1.9 SUMMARY".
+    pub format: String,
+    /// The file (and line) the figures came from.
+    pub source: String,
+    /// Figures by `table key/column name` (`Table::cell_key`), in the
+    /// column's unit.
+    pub cells: BTreeMap<String, f64>,
+    /// Figures of columns none of our tables has, kept as read.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, f64>,
+}
+
 /// One run: what a table row shows.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -139,6 +155,8 @@ pub struct Run {
     pub metrics: BTreeMap<String, MetricStats>,
     pub origin: Origin,
     pub meta: Meta,
+    /// Set for a run imported from the C suite: its figures, no samples.
+    pub imported: Option<Imported>,
 }
 
 impl Run {
@@ -147,6 +165,15 @@ impl Run {
         match &self.origin {
             Origin::Saved { machine, label, .. } => format!("{machine}/{label}"),
             Origin::Live => self.machine.get("host").unwrap_or("-").to_string(),
+        }
+    }
+
+    /// Column `i` of table `t` for this run: the imported figure, or the
+    /// column's source evaluated on the metrics.
+    pub fn cell(&self, t: &Table, i: usize) -> Option<f64> {
+        match &self.imported {
+            Some(imp) => imp.cells.get(&t.cell_key(i)).copied(),
+            None => t.columns[i].source.eval(self),
         }
     }
 

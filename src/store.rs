@@ -21,11 +21,15 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
-use crate::run::{Meta, MetricStats, Origin, Run};
+use crate::run::{Imported, Meta, MetricStats, Origin, Run};
 use crate::{criterion, workspace};
 
-/// The run.json format version this build writes and the newest it reads.
-pub const SCHEMA: u32 = 1;
+/// The newest run.json format version this build reads. It writes 1 for
+/// runs of ours and 2 for imported runs (which carry `imported` and no
+/// samples), so a build that predates imports refuses those instead of
+/// showing an empty run.
+pub const SCHEMA: u32 = 2;
+const SCHEMA_MEASURED: u32 = 1;
 
 /// Where saved runs live.
 pub fn results_root() -> PathBuf {
@@ -68,6 +72,8 @@ struct RunFile {
     #[serde(flatten)]
     meta: Meta,
     metrics: BTreeMap<String, SavedMetric>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    imported: Option<Imported>,
 }
 
 /// The file name a metric's folded stacks are saved under.
@@ -85,14 +91,38 @@ pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// The live run: Criterion's latest results and this machine's facts.
+/// The live run: Criterion's latest results and this machine's facts,
+/// with the remote peer its remote metrics were measured against.
 pub fn live() -> Result<Run> {
+    let metrics = criterion::read_latest(&criterion::home())?;
+    let mut machine = Facts::collect();
+    name_remote_peer(&mut machine, &metrics);
     Ok(Run {
-        machine: Facts::collect(),
-        metrics: criterion::read_latest(&criterion::home())?,
+        machine,
+        metrics,
         origin: Origin::Live,
         meta: current_meta(1),
+        imported: None,
     })
+}
+
+/// The machine fact naming the remote peer of a run's remote metrics.
+pub const REMOTE_PEER: &str = "remote_peer";
+
+/// Records, for a run with remote metrics, the peer they were measured
+/// against (as the benches left it beside Criterion's results).
+pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricStats>) {
+    let remote = lmbench_support::catalog::tables::remote_metrics();
+    if !metrics.keys().any(|id| remote.iter().any(|m| m.id == id)) {
+        return;
+    }
+    let peers = criterion::read_remote_peers(&criterion::home());
+    let named = if peers.is_empty() {
+        "not recorded".to_string()
+    } else {
+        peers.join("; ")
+    };
+    machine.set(REMOTE_PEER, Some(named));
 }
 
 /// Resolves several run names, in order. A directory that holds saved
@@ -268,6 +298,7 @@ pub fn load(dir: &Path) -> Result<Run> {
             dir: dir.to_path_buf(),
         },
         meta: file.meta,
+        imported: file.imported,
     })
 }
 
@@ -289,7 +320,8 @@ pub struct SaveOptions<'a> {
 pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
     check_name("machine", opts.machine)?;
     check_name("label", opts.label)?;
-    if run.metrics.is_empty() {
+    let imported_cells = run.imported.as_ref().map_or(0, |i| i.cells.len());
+    if run.metrics.is_empty() && imported_cells == 0 {
         bail!("nothing to save: the run has no metric results");
     }
     if root.exists() && !root.is_dir() {
@@ -349,11 +381,16 @@ fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
         })
         .collect();
     let file = RunFile {
-        schema: SCHEMA,
+        schema: if run.imported.is_some() {
+            SCHEMA
+        } else {
+            SCHEMA_MEASURED
+        },
         machine: opts.machine.to_string(),
         label: opts.label.to_string(),
         meta: run.meta.clone(),
         metrics,
+        imported: run.imported.clone(),
     };
     write_file(&tmp.join("run.json"), &serde_json::to_vec_pretty(&file)?)?;
     write_file(

@@ -66,11 +66,9 @@ fn cut(s: &str, w: usize) -> String {
 /// True if any run has a figure for any column of the table.
 pub fn has_data(table: &Table, runs: &[Run]) -> bool {
     runs.iter().any(|r| {
-        table
-            .columns
-            .iter()
-            .skip_while(|c| c.header[0] == "Mhz")
-            .any(|c| c.source.eval(r).is_some())
+        (0..table.columns.len())
+            .skip_while(|&i| table.columns[i].header[0] == "Mhz")
+            .any(|i| r.cell(table, i).is_some())
     })
 }
 
@@ -124,10 +122,9 @@ pub fn render(table: &Table, runs: &[Run]) -> String {
             cut(&run.host(), host_w),
             cut(&run.machine.os_label(), OS_W)
         );
-        for c in table.columns {
-            let cell = c
-                .source
-                .eval(run)
+        for (i, c) in table.columns.iter().enumerate() {
+            let cell = run
+                .cell(table, i)
                 .map(|v| fmt_num(v, c.width))
                 .unwrap_or_else(|| "-".to_string());
             s.push(' ');

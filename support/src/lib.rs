@@ -8,10 +8,12 @@
 //! - [`proc`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
+//! - [`import`]: the C suite's SUMMARY tables and results files, read.
 //! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
 //! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
+//! - [`remote`]: `lmbench serve`, its protocol, and the remote benches' client.
 
 pub mod bw;
 pub mod catalog;
@@ -19,6 +21,7 @@ pub mod chase;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
+pub mod import;
 pub mod ipc;
 pub mod machine;
 mod machine_linux;
@@ -28,6 +31,7 @@ pub mod proc;
 pub mod profile;
 #[cfg(target_os = "linux")]
 pub mod protfault;
+pub mod remote;
 pub mod rpc;
 pub mod sys;
 pub mod vm;

@@ -241,6 +241,19 @@ impl Client {
         Ok(Client::new(fd, true))
     }
 
+    /// A UDP client over a socket already connected to a server (the
+    /// remote mode: `lmbench serve` on another machine).
+    pub fn connected_udp(fd: OwnedFd) -> io::Result<Client> {
+        ipc::set_recv_timeout(fd.as_raw_fd(), RETRANSMIT_AFTER)?;
+        Ok(Client::new(fd, false))
+    }
+
+    /// A TCP client over a connection already made to a server.
+    pub fn connected_tcp(fd: OwnedFd) -> io::Result<Client> {
+        ipc::set_recv_timeout(fd.as_raw_fd(), ipc::ANSWER_TIMEOUT)?;
+        Ok(Client::new(fd, true))
+    }
+
     fn new(fd: OwnedFd, tcp: bool) -> Client {
         let msg = encode_call(0, PROG, VERS, PROC_CHAR, &xdr_char(0));
         let (call, xid_at) = if tcp { (frame(&msg), 4) } else { (msg, 0) };

@@ -3,6 +3,8 @@
 //! runner for the built `lmbench` binary pointed at both by environment.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod serve;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -12,8 +12,19 @@ pub static READ_10M: Metric = Metric::median(
     "read(2) of 10 MB from a loopback TCP socket (buffers 1 MB) in reads of up to 10 MB; the peer writes 10 MB messages",
 );
 
+pub static REMOTE_READ_10M: Metric = Metric::median(
+    "bw_tcp/remote_read/10m",
+    MBps,
+    "ask `lmbench serve` at LMBENCH_REMOTE for 10 MB more (an 8-byte request, one ahead), read(2) 10 MB from the TCP connection (buffers 1 MB)",
+);
+pub static REMOTE_WRITE_10M: Metric = Metric::median(
+    "bw_tcp/remote_write/10m",
+    MBps,
+    "write(2) 10 MB to a TCP connection (buffers 1 MB) whose far end, `lmbench serve` at LMBENCH_REMOTE, reads and discards",
+);
+
 pub static PROGRAM: Program = Program {
     name: "bw_tcp",
-    about: "loopback TCP bandwidth, socket buffers 1 MB, 64 KB and 10 MB messages",
-    metrics: &[&READ_64K, &READ_10M],
+    about: "TCP bandwidth, socket buffers 1 MB: loopback with 64 KB and 10 MB messages; to and from a remote peer with LMBENCH_REMOTE",
+    metrics: &[&READ_64K, &READ_10M, &REMOTE_READ_10M, &REMOTE_WRITE_10M],
 };

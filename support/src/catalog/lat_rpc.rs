@@ -12,8 +12,19 @@ pub static TCP: Metric = Metric::median(
     "one ONC RPC call of procedure 1 (a char, echoed), record-marked, over a loopback TCP connection made once; reply xid and char checked",
 );
 
+pub static REMOTE_UDP: Metric = Metric::median(
+    "lat_rpc/remote_udp",
+    Micros,
+    "one ONC RPC call of procedure 1 (a char, echoed) over UDP to `lmbench serve` at LMBENCH_REMOTE; reply xid and char checked",
+);
+pub static REMOTE_TCP: Metric = Metric::median(
+    "lat_rpc/remote_tcp",
+    Micros,
+    "one ONC RPC call of procedure 1 (a char, echoed), record-marked, over a TCP connection made once to `lmbench serve` at LMBENCH_REMOTE; reply xid and char checked",
+);
+
 pub static PROGRAM: Program = Program {
     name: "lat_rpc",
-    about: "ONC (Sun) RPC latency over UDP and TCP on 127.0.0.1",
-    metrics: &[&UDP, &TCP],
+    about: "ONC (Sun) RPC latency over UDP and TCP on 127.0.0.1 (and to a remote peer with LMBENCH_REMOTE)",
+    metrics: &[&UDP, &TCP, &REMOTE_UDP, &REMOTE_TCP],
 };

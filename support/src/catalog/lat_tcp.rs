@@ -7,8 +7,14 @@ pub static TCP: Metric = Metric::median(
     "write 1 byte on a connected loopback TCP socket (connected untimed) to an echo peer, read its 1-byte answer",
 );
 
+pub static REMOTE: Metric = Metric::median(
+    "lat_tcp/remote",
+    Micros,
+    "write 1 byte on a TCP connection (connected untimed) to `lmbench serve` at LMBENCH_REMOTE, which echoes it; read the 1-byte answer",
+);
+
 pub static PROGRAM: Program = Program {
     name: "lat_tcp",
-    about: "TCP latency: one 1-byte round trip to an echo process on 127.0.0.1",
-    metrics: &[&TCP],
+    about: "TCP latency: one 1-byte round trip to an echo process on 127.0.0.1 (and to a remote peer with LMBENCH_REMOTE)",
+    metrics: &[&TCP, &REMOTE],
 };

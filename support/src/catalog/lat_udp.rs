@@ -7,8 +7,14 @@ pub static UDP: Metric = Metric::median(
     "send a 4-byte datagram carrying a sequence number on a connected loopback UDP socket, receive the echo and check its number",
 );
 
+pub static REMOTE: Metric = Metric::median(
+    "lat_udp/remote",
+    Micros,
+    "send a 4-byte datagram carrying a sequence number to `lmbench serve` at LMBENCH_REMOTE, receive the echo and check its number (a datagram unanswered for 100 ms is sent again and counted)",
+);
+
 pub static PROGRAM: Program = Program {
     name: "lat_udp",
-    about: "UDP latency: one datagram round trip to an echo process on 127.0.0.1",
-    metrics: &[&UDP],
+    about: "UDP latency: one datagram round trip to an echo process on 127.0.0.1 (and to a remote peer with LMBENCH_REMOTE)",
+    metrics: &[&UDP, &REMOTE],
 };

@@ -272,6 +272,26 @@ pub struct Table {
     pub columns: &'static [Column],
 }
 
+impl Table {
+    /// Column `i`'s name on one line: "null call", "0K File Delete" (a
+    /// column with an empty top header continues the previous one's when
+    /// that one spans into it, as lmbench's layout does).
+    pub fn column_name(&self, i: usize) -> String {
+        let c = &self.columns[i];
+        let top = match i.checked_sub(1).map(|p| &self.columns[p]) {
+            Some(p) if c.header[0].is_empty() && p.header[0].len() > p.width => p.header[0],
+            _ => c.header[0],
+        };
+        format!("{top} {}", c.header[1]).trim().to_string()
+    }
+
+    /// The key of column `i` outside the catalog (imported figures):
+    /// `table key/column name`.
+    pub fn cell_key(&self, i: usize) -> String {
+        format!("{}/{}", self.key, self.column_name(i))
+    }
+}
+
 pub use tables::TABLES;
 
 /// A run made of fixed (id, value) pairs, for the catalog's unit tests.

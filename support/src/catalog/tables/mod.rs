@@ -8,6 +8,7 @@ mod fs_vm;
 mod mem_lat;
 mod ops;
 mod processes;
+mod remote;
 mod sysparams;
 
 pub use comm_bw::COMM_BW;
@@ -17,6 +18,7 @@ pub use fs_vm::FS_VM;
 pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
+pub use remote::{remote_metrics, REMOTE_BW, REMOTE_LAT};
 pub use sysparams::{tlb_pages, SYSPARAMS};
 
 use super::{Lookup, Table};
@@ -32,8 +34,10 @@ pub static TABLES: &[&Table] = &[
     &CTX,
     &CTX_PINNED,
     &COMM_LAT,
+    &REMOTE_LAT,
     &FS_VM,
     &COMM_BW,
+    &REMOTE_BW,
     &MEM_LAT,
 ];
 

@@ -1,0 +1,202 @@
+//! `lmbench import FILE... --label L [--machine M] [--force]`: the C
+//! suite's results (SUMMARY posts of lmbench 1.x-3.x, or its per-run
+//! results files; see `lmbench_support::import`) saved as runs under
+//! `results/<host>/<L>/`, one per machine of the files, marked imported:
+//! figures by summary column, no samples. `summary` shows them beside runs
+//! of ours; `compare` says "no samples" instead of a verdict.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use lmbench_support::import::{self, Machine};
+use lmbench_support::machine::Facts;
+
+use crate::run::{Imported, Meta, Origin, Run};
+use crate::{cmd_summary, store};
+
+pub struct Options {
+    pub files: Vec<PathBuf>,
+    pub label: String,
+    pub machine: Option<String>,
+    pub force: bool,
+}
+
+/// A host name as a directory name: other characters become '_'.
+fn dir_name(host: &str) -> String {
+    let mut s: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if !s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        s.insert(0, 'x');
+        s.truncate(64);
+    }
+    s
+}
+
+/// The run an imported machine becomes.
+fn to_run(m: &Machine, file: &str, dir_machine: &str, label: &str) -> Run {
+    let mut facts = Facts::default();
+    facts.set("host", Some(m.host.clone()));
+    let (os, release) = match m.os.split_once(' ') {
+        Some((o, r)) => (o.to_string(), Some(r.to_string())),
+        None => (m.os.clone(), None),
+    };
+    facts.set("os", Some(os));
+    facts.set("os_release", release);
+    facts.set("imported_from", Some(format!("{file} line {}", m.line)));
+    facts.set("lmbench_c_version", Some(m.version.clone()));
+    for (k, v) in &m.facts {
+        facts.set(k, Some(v.clone()));
+    }
+    let format = format!("lmbench {} {}", m.version, m.format);
+    Run {
+        machine: facts,
+        metrics: Default::default(),
+        origin: Origin::Saved {
+            machine: dir_machine.to_string(),
+            label: label.to_string(),
+            dir: store::results_root().join(dir_machine).join(label),
+        },
+        meta: Meta {
+            suite_version: format!("{format} (imported)"),
+            commit: None,
+            criterion_version: None,
+            date: m.date.clone().unwrap_or_else(store::utc_now),
+            runs_pooled: 0,
+        },
+        imported: Some(Imported {
+            format,
+            source: format!("{file} line {}", m.line),
+            cells: m.cells.clone(),
+            extra: m.extra.clone(),
+        }),
+    }
+}
+
+pub fn run(opts: Options) -> Result<()> {
+    store::check_name("label", &opts.label)?;
+    if let Some(m) = &opts.machine {
+        store::check_name("machine name", m)?;
+    }
+    if opts.files.is_empty() {
+        bail!("name at least one results file or SUMMARY post to import");
+    }
+    // Read and parse everything before writing anything.
+    let mut found: Vec<(String, Machine)> = Vec::new();
+    for f in &opts.files {
+        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let parsed = import::parse(&text).with_context(|| format!("{}", f.display()))?;
+        for w in &parsed.warnings {
+            eprintln!("lmbench: {}: {w}", f.display());
+        }
+        let name = f.display().to_string();
+        found.extend(parsed.machines.into_iter().map(|m| (name.clone(), m)));
+    }
+    if opts.machine.is_some() && found.len() > 1 {
+        bail!(
+            "--machine names one machine, but the files hold {} ({}): leave it out to file each under its host",
+            found.len(),
+            found
+                .iter()
+                .map(|(_, m)| format!("{} ({})", m.host, m.os))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    // Where each goes: results/<host>/<label>/, the OS release added to
+    // the label when one host has several rows, then a count if needed.
+    let mut dests: Vec<(String, String)> = Vec::new();
+    let mut taken = BTreeSet::new();
+    for (_, m) in &found {
+        let dm = opts.machine.clone().unwrap_or_else(|| dir_name(&m.host));
+        let same_host = found
+            .iter()
+            .filter(|(_, o)| dir_name(&o.host) == dir_name(&m.host))
+            .count();
+        let mut label = opts.label.clone();
+        if same_host > 1 && opts.machine.is_none() {
+            label = format!("{}-{}", opts.label, dir_name(&m.os.replace(' ', "-")));
+            label.truncate(64);
+        }
+        let base = label.clone();
+        let mut k = 2;
+        while !taken.insert((dm.clone(), label.clone())) {
+            label = format!("{base}-{k}");
+            k += 1;
+        }
+        store::check_name("machine name", &dm)?;
+        store::check_name("label", &label)?;
+        dests.push((dm, label));
+    }
+    let root = store::results_root();
+    if !opts.force {
+        for (dm, l) in &dests {
+            let d = root.join(dm).join(l);
+            if d.exists() {
+                bail!(
+                    "{} already exists: choose another label or pass --force to replace it",
+                    d.display()
+                );
+            }
+        }
+    }
+    for ((file, m), (dm, label)) in found.iter().zip(&dests) {
+        let run = to_run(m, file, dm, label);
+        let tables = cmd_summary::render(std::slice::from_ref(&run))
+            .unwrap_or_else(|_| "(no summary column of ours has a figure of this run)\n".into());
+        let summary = format!(
+            "Imported by `lmbench import` from {file} line {} ({}); do not edit \
+             (run.json holds the figures).\n{tables}",
+            m.line, run.meta.suite_version
+        );
+        let dir = store::save(
+            &root,
+            &run,
+            &store::SaveOptions {
+                machine: dm,
+                label,
+                force: opts.force,
+                summary: &summary,
+                profiles: &[],
+            },
+        )?;
+        eprintln!(
+            "imported {} ({}, lmbench {} {}, {} figures{}) to {}",
+            m.host,
+            m.os,
+            m.version,
+            m.format,
+            m.cells.len(),
+            if m.extra.is_empty() {
+                String::new()
+            } else {
+                format!(", {} kept outside our columns", m.extra.len())
+            },
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_become_directory_names() {
+        assert_eq!(dir_name("pmax-G 0"), "pmax-G_0");
+        assert_eq!(dir_name("ds20"), "ds20");
+        assert_eq!(dir_name(".hidden"), "x.hidden");
+        assert!(store::check_name("machine", &dir_name(&"é".repeat(80))).is_ok());
+    }
+}

@@ -1,0 +1,385 @@
+//! The SUMMARY tables as published by lmbench 1.9, 2.0 and 3.0 users: each
+//! table's title, its column headers (word for word, as the posts show
+//! them), and the column of ours each feeds. A table is recognised by its
+//! title and its header words, so the layouts survive collapsed
+//! whitespace. Sources: the two lmbench 1.9 posts of the project's seeds
+//! (NetBSD pmax, NetBSD and OSF1 on Alpha), lmbench 2.0 and 3.0 posts to
+//! linux-kernel (2002, 2003), lmbench 3.0 summaries of recent Linux.
+
+use crate::catalog::tables::{
+    COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64, PROCESSES,
+    REMOTE_LAT, SYSPARAMS,
+};
+use crate::catalog::Table;
+
+/// How a column's cells read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Figure,
+    /// Free text ("i686-pc-linux-gnu", "No L2 cache?"): one word in a row
+    /// of collapsed whitespace (Description) or the rest of it (Guesses).
+    Text,
+}
+
+/// One published column.
+pub struct Col {
+    /// Header words by header line; "" where the line is empty above it.
+    pub head: [&'static str; 3],
+    pub kind: Kind,
+    /// The column of ours it feeds (table, column index), if any.
+    pub ours: Option<(&'static Table, usize)>,
+}
+
+/// One published table layout.
+pub struct Layout {
+    pub title: &'static str,
+    /// Which versions print it this way (for messages).
+    pub versions: &'static str,
+    pub cols: &'static [Col],
+}
+
+impl Col {
+    /// A figure column that feeds column `i` of `t`.
+    const fn fig(top: &'static str, bottom: &'static str, t: &'static Table, i: usize) -> Col {
+        Col {
+            head: [top, bottom, ""],
+            kind: Kind::Figure,
+            ours: Some((t, i)),
+        }
+    }
+}
+
+/// The name a column goes by in messages and `extra`.
+pub fn col_name(c: &Col) -> String {
+    c.head
+        .iter()
+        .filter(|h| !h.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The header words a layout expects, line after line, without Host/OS.
+pub fn header_words(l: &Layout) -> Vec<&'static str> {
+    let mut w = Vec::new();
+    for line in 0..3 {
+        for c in l.cols {
+            w.extend(c.head[line].split_whitespace());
+        }
+    }
+    w
+}
+
+const PROC_TITLE: &str = "Processor, Processes - times in microseconds - smaller is better";
+const CTX_TITLE: &str = "Context switching - times in microseconds - smaller is better";
+const LAT_TITLE: &str = "*Local* Communication latencies in microseconds - smaller is better";
+const RLAT_TITLE: &str = "*Remote* Communication latencies in microseconds - smaller is better";
+const FS_TITLE: &str = "File & VM system latencies in microseconds - smaller is better";
+const BW_TITLE: &str = "*Local* Communication bandwidths in MB/s - bigger is better";
+const MEM_TITLE: &str = "Memory latencies in nanoseconds - smaller is better";
+const SYS_TITLE: &str = "Basic system parameters";
+
+/// Processes: the columns after "open clos" differ between versions.
+macro_rules! proc_cols {
+    ($slct:expr) => {
+        [
+            Col::fig("Mhz", "", &PROCESSES, 0),
+            Col::fig("null", "call", &PROCESSES, 1),
+            Col::fig("null", "I/O", &PROCESSES, 2),
+            Col::fig("", "stat", &PROCESSES, 3),
+            Col::fig("open", "clos", &PROCESSES, 4),
+            $slct,
+            Col::fig("sig", "inst", &PROCESSES, 6),
+            Col::fig("sig", "hndl", &PROCESSES, 7),
+            Col::fig("fork", "proc", &PROCESSES, 8),
+            Col::fig("exec", "proc", &PROCESSES, 9),
+            Col::fig("sh", "proc", &PROCESSES, 10),
+        ]
+    };
+}
+
+/// lmbench 1.9's "selct" column does not say what it selects on, so it
+/// feeds none of ours (kept in `extra`).
+static PROC_19: [Col; 11] = proc_cols!(Col {
+    head: ["selct", "", ""],
+    kind: Kind::Figure,
+    ours: None,
+});
+static PROC_20: [Col; 11] = proc_cols!(Col::fig("selct", "TCP", &PROCESSES, 5));
+static PROC_30: [Col; 11] = proc_cols!(Col::fig("slct", "TCP", &PROCESSES, 5));
+
+static CTX_COLS: [Col; 7] = [
+    Col::fig("2p/0K", "ctxsw", &CTX, 0),
+    Col::fig("2p/16K", "ctxsw", &CTX, 1),
+    Col::fig("2p/64K", "ctxsw", &CTX, 2),
+    Col::fig("8p/16K", "ctxsw", &CTX, 3),
+    Col::fig("8p/64K", "ctxsw", &CTX, 4),
+    Col::fig("16p/16K", "ctxsw", &CTX, 5),
+    Col::fig("16p/64K", "ctxsw", &CTX, 6),
+];
+
+static LAT_COLS: [Col; 8] = [
+    Col::fig("2p/0K", "ctxsw", &COMM_LAT, 0),
+    Col::fig("Pipe", "", &COMM_LAT, 1),
+    Col::fig("AF", "UNIX", &COMM_LAT, 2),
+    Col::fig("UDP", "", &COMM_LAT, 3),
+    Col::fig("RPC/", "UDP", &COMM_LAT, 4),
+    Col::fig("TCP", "", &COMM_LAT, 5),
+    Col::fig("RPC/", "TCP", &COMM_LAT, 6),
+    Col::fig("TCP", "conn", &COMM_LAT, 7),
+];
+
+static RLAT_COLS: [Col; 5] = [
+    Col::fig("UDP", "", &REMOTE_LAT, 0),
+    Col::fig("RPC/", "UDP", &REMOTE_LAT, 1),
+    Col::fig("TCP", "", &REMOTE_LAT, 2),
+    Col::fig("RPC/", "TCP", &REMOTE_LAT, 3),
+    Col::fig("TCP", "conn", &REMOTE_LAT, 4),
+];
+
+static FS_19: [Col; 7] = [
+    Col::fig("0K File", "Create", &FS_VM, 0),
+    Col::fig("", "Delete", &FS_VM, 1),
+    Col::fig("10K File", "Create", &FS_VM, 2),
+    Col::fig("", "Delete", &FS_VM, 3),
+    Col::fig("Mmap", "Latency", &FS_VM, 4),
+    Col::fig("Prot", "Fault", &FS_VM, 5),
+    Col::fig("Page", "Fault", &FS_VM, 6),
+];
+static FS_30: [Col; 8] = [
+    Col::fig("0K File", "Create", &FS_VM, 0),
+    Col::fig("", "Delete", &FS_VM, 1),
+    Col::fig("10K File", "Create", &FS_VM, 2),
+    Col::fig("", "Delete", &FS_VM, 3),
+    Col::fig("Mmap", "Latency", &FS_VM, 4),
+    Col::fig("Prot", "Fault", &FS_VM, 5),
+    Col::fig("Page", "Fault", &FS_VM, 6),
+    Col::fig("100fd", "selct", &FS_VM, 7),
+];
+
+static BW_COLS: [Col; 9] = [
+    Col::fig("Pipe", "", &COMM_BW, 0),
+    Col::fig("AF", "UNIX", &COMM_BW, 1),
+    Col::fig("TCP", "", &COMM_BW, 2),
+    Col::fig("File", "reread", &COMM_BW, 3),
+    Col::fig("Mmap", "reread", &COMM_BW, 4),
+    Col::fig("Bcopy", "(libc)", &COMM_BW, 5),
+    Col::fig("Bcopy", "(hand)", &COMM_BW, 6),
+    Col::fig("Mem", "read", &COMM_BW, 7),
+    Col::fig("Mem", "write", &COMM_BW, 8),
+];
+
+const GUESSES: Col = Col {
+    head: ["Guesses", "", ""],
+    kind: Kind::Text,
+    ours: None,
+};
+static MEM_19: [Col; 5] = [
+    Col::fig("Mhz", "", &MEM_LAT, 0),
+    Col::fig("L1 $", "", &MEM_LAT, 1),
+    Col::fig("L2 $", "", &MEM_LAT, 2),
+    Col::fig("Main mem", "", &MEM_LAT, 4),
+    GUESSES,
+];
+static MEM_30: [Col; 6] = [
+    Col::fig("Mhz", "", &MEM_LAT, 0),
+    Col::fig("L1 $", "", &MEM_LAT, 1),
+    Col::fig("L2 $", "", &MEM_LAT, 2),
+    Col::fig("Main mem", "", &MEM_LAT, 4),
+    Col::fig("Rand mem", "", &MEM_LAT, 5),
+    GUESSES,
+];
+
+const DESCRIPTION: Col = Col {
+    head: ["Description", "", ""],
+    kind: Kind::Text,
+    ours: None,
+};
+static SYS_20: [Col; 2] = [DESCRIPTION, Col::fig("Mhz", "", &SYSPARAMS, 0)];
+static SYS_30: [Col; 6] = [
+    DESCRIPTION,
+    Col::fig("Mhz", "", &SYSPARAMS, 0),
+    Col::fig("tlb", "pages", &SYSPARAMS, 2),
+    Col {
+        head: ["cache", "line", "bytes"],
+        kind: Kind::Figure,
+        ours: Some((&SYSPARAMS, 3)),
+    },
+    Col::fig("mem", "par", &SYSPARAMS, 4),
+    Col::fig("scal", "load", &SYSPARAMS, 5),
+];
+
+macro_rules! ops {
+    ($name:ident, $word:literal, $t:expr, [$($op:literal),*]) => {
+        static $name: [Col; ops!(@count $($op)*)] = {
+            let mut i = 0;
+            [$({ i += 1; Col::fig($word, $op, $t, i - 1) }),*]
+        };
+    };
+    (@count) => { 0 };
+    (@count $x:literal $($rest:literal)*) => { 1 + ops!(@count $($rest)*) };
+}
+ops!(
+    OPS_INT_COLS,
+    "intgr",
+    &OPS_INT,
+    ["bit", "add", "mul", "div", "mod"]
+);
+ops!(
+    OPS_INT64_COLS,
+    "int64",
+    &OPS_INT64,
+    ["bit", "add", "mul", "div", "mod"]
+);
+ops!(
+    OPS_FLOAT_COLS,
+    "float",
+    &OPS_FLOAT,
+    ["add", "mul", "div", "bogo"]
+);
+ops!(
+    OPS_DOUBLE_COLS,
+    "double",
+    &OPS_DOUBLE,
+    ["add", "mul", "div", "bogo"]
+);
+
+/// Every known layout; several may share a title (told apart by headers).
+pub static LAYOUTS: &[Layout] = &[
+    Layout {
+        title: SYS_TITLE,
+        versions: "2.0",
+        cols: &SYS_20,
+    },
+    Layout {
+        title: SYS_TITLE,
+        versions: "3.0",
+        cols: &SYS_30,
+    },
+    Layout {
+        title: PROC_TITLE,
+        versions: "1.9",
+        cols: &PROC_19,
+    },
+    Layout {
+        title: PROC_TITLE,
+        versions: "2.0",
+        cols: &PROC_20,
+    },
+    Layout {
+        title: PROC_TITLE,
+        versions: "3.0",
+        cols: &PROC_30,
+    },
+    Layout {
+        title: "Basic integer operations - times in nanoseconds - smaller is better",
+        versions: "3.0",
+        cols: &OPS_INT_COLS,
+    },
+    Layout {
+        title: "Basic uint64 operations - times in nanoseconds - smaller is better",
+        versions: "3.0",
+        cols: &OPS_INT64_COLS,
+    },
+    Layout {
+        title: "Basic float operations - times in nanoseconds - smaller is better",
+        versions: "3.0",
+        cols: &OPS_FLOAT_COLS,
+    },
+    Layout {
+        title: "Basic double operations - times in nanoseconds - smaller is better",
+        versions: "3.0",
+        cols: &OPS_DOUBLE_COLS,
+    },
+    Layout {
+        title: CTX_TITLE,
+        versions: "1.9-3.0",
+        cols: &CTX_COLS,
+    },
+    Layout {
+        title: LAT_TITLE,
+        versions: "1.9-3.0",
+        cols: &LAT_COLS,
+    },
+    Layout {
+        title: RLAT_TITLE,
+        versions: "3.0",
+        cols: &RLAT_COLS,
+    },
+    Layout {
+        title: FS_TITLE,
+        versions: "1.9-2.0",
+        cols: &FS_19,
+    },
+    Layout {
+        title: FS_TITLE,
+        versions: "3.0",
+        cols: &FS_30,
+    },
+    Layout {
+        title: BW_TITLE,
+        versions: "1.9-3.0",
+        cols: &BW_COLS,
+    },
+    Layout {
+        title: MEM_TITLE,
+        versions: "1.9-3.0",
+        cols: &MEM_19,
+    },
+    Layout {
+        title: MEM_TITLE,
+        versions: "3.0",
+        cols: &MEM_30,
+    },
+];
+
+/// Titles compare with runs of whitespace collapsed.
+pub fn same_title(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
+/// Is `line` the title of a known table?
+pub fn is_title(line: &str) -> bool {
+    LAYOUTS.iter().any(|l| same_title(l.title, line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mapping_names_a_real_column() {
+        for l in LAYOUTS {
+            for c in l.cols {
+                if let Some((t, i)) = c.ours {
+                    assert!(
+                        i < t.columns.len(),
+                        "{}: {} -> {}",
+                        l.title,
+                        col_name(c),
+                        t.key
+                    );
+                }
+                assert!(c.kind == Kind::Figure || c.ours.is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn ops_macro_counts_its_columns() {
+        assert_eq!(OPS_INT_COLS.len(), 5);
+        assert_eq!(OPS_FLOAT_COLS[3].ours.map(|(_, i)| i), Some(3));
+        assert_eq!(col_name(&OPS_DOUBLE_COLS[0]), "double add");
+    }
+
+    #[test]
+    fn layouts_of_one_title_differ_in_headers() {
+        for (i, a) in LAYOUTS.iter().enumerate() {
+            for b in &LAYOUTS[i + 1..] {
+                if a.title == b.title {
+                    assert_ne!(header_words(a), header_words(b), "{}", a.title);
+                }
+            }
+        }
+    }
+}

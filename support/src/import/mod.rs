@@ -1,0 +1,150 @@
+//! Reading the C suite's results: the "L M B E N C H  x . y  S U M M A R Y"
+//! tables of lmbench 1.x to 3.x as users posted them (layout intact, or
+//! with whitespace collapsed by a mail archive), and the per-run results
+//! files lmbench 2.x/3.x write (`results/<os>/<host>.<n>`). Written from
+//! the format as published, never from the C suite's code.
+//!
+//! [`parse`] is a plain function over text (fuzzers drive it directly):
+//! one [`Machine`] per row (SUMMARY) or per file (results), with figures
+//! keyed like our own summary columns (`Table::cell_key`) so `lmbench
+//! summary` can put them beside a run of ours. A file that is not one of
+//! these formats, or a row or figure that cannot be read, is an error
+//! naming the line.
+
+mod layouts;
+mod results;
+mod summary;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The figures read for one machine (a SUMMARY row, or a results file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    /// As the file names it (a SUMMARY host may contain spaces).
+    pub host: String,
+    /// "Linux 2.4.20", as the file shows it (SUMMARY cuts it to 13 chars).
+    pub os: String,
+    /// The C suite's version, "1.9", "3.0", or "?" when the file does not say.
+    pub version: String,
+    /// What was read: "SUMMARY" or "results file".
+    pub format: &'static str,
+    /// The line where this machine's figures start.
+    pub line: usize,
+    /// Figures by our column (`table key/column name`), in its unit.
+    pub cells: BTreeMap<String, f64>,
+    /// Figures of columns none of our tables has (`title: column`).
+    pub extra: BTreeMap<String, f64>,
+    /// Text columns (Description, Guesses) and header facts, by name.
+    pub facts: BTreeMap<String, String>,
+    /// When the file says.
+    pub date: Option<String>,
+}
+
+/// What a file gave: machines, and notes on what was left out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parsed {
+    pub machines: Vec<Machine>,
+    pub warnings: Vec<String>,
+}
+
+/// A file that cannot be read as lmbench results, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based.
+    pub line: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.msg)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+pub(crate) fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError {
+        line,
+        msg: msg.into(),
+    })
+}
+
+/// Reads a SUMMARY post or a results file (the format is recognised from
+/// the text).
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+    if results::looks_like(text) {
+        results::parse(text)
+    } else if summary::looks_like(text) {
+        summary::parse(text)
+    } else {
+        err(
+            1,
+            "neither an lmbench SUMMARY (no table such as \"Processor, Processes - times in \
+             microseconds\") nor an lmbench results file (no \"[lmbench... results for\" header \
+             or \"Simple syscall:\" line)",
+        )
+    }
+}
+
+/// A figure as the C suite prints it: `12`, `0.60K`, `22.`, `13.K`, `3K`,
+/// `1.2M`; `-1` and other negatives are its "failed" marks and read as
+/// absent (`Ok(None)`). K and M are thousands and millions.
+pub fn figure(tok: &str) -> Option<Option<f64>> {
+    let (num, mult) = match tok.as_bytes().last()? {
+        b'K' => (&tok[..tok.len() - 1], 1e3),
+        b'M' => (&tok[..tok.len() - 1], 1e6),
+        _ => (tok, 1.0),
+    };
+    if num.is_empty() || num == "-" || num == "." {
+        return None;
+    }
+    let ok = num
+        .bytes()
+        .enumerate()
+        .all(|(i, b)| b.is_ascii_digit() || b == b'.' || (i == 0 && b == b'-'));
+    if !ok || num.bytes().filter(|&b| b == b'.').count() > 1 {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    if !v.is_finite() {
+        return None;
+    }
+    Some((v >= 0.0).then_some(v * mult))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_as_printed() {
+        for (t, v) in [
+            ("12", 12.0),
+            ("22.", 22.0),
+            ("0.60K", 600.0),
+            ("13.K", 13_000.0),
+            ("3K", 3000.0),
+            ("1.6100", 1.61),
+            ("1785192", 1_785_192.0),
+            ("1.5M", 1_500_000.0),
+        ] {
+            assert_eq!(figure(t), Some(Some(v)), "{t}");
+        }
+        assert_eq!(figure("-1"), Some(None));
+        for bad in [
+            "", "K", "-", "1.5ZC", "T5.0", "1.2.3", "abc", "1e5", "NaN", "--1",
+        ] {
+            assert_eq!(figure(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_text_is_refused_at_line_one() {
+        let e = parse("hello\nworld\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.msg.contains("neither an lmbench SUMMARY"));
+        assert!(parse("").is_err());
+    }
+}
