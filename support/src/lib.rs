@@ -1,5 +1,6 @@
 //! lmbench-support: what every lmbench-rs bench and the CLI share.
 //!
+//! - [`activity`]: what else the machine did while a benchmark ran.
 //! - [`catalog`]: the registry of metrics and summary tables.
 //! - [`chase`]: pointer-chase chains for the memory-latency benches.
 //! - [`ops`]: dependency chains of basic operations (lat_ops).
@@ -13,6 +14,9 @@
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
 //! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
 
+pub mod activity;
+#[cfg(target_os = "linux")]
+mod activity_linux;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
