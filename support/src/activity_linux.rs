@@ -1,5 +1,9 @@
 //! Linux side of [`crate::activity`]: `/proc/stat` and a scan of every
 //! `/proc/<pid>/stat` (about a millisecond for a hundred processes).
+//!
+//! Init (pid 1) counts only its own time: what it reaps are orphans, very
+//! often a bench's own helpers torn down after the previous benchmark,
+//! whose whole lifetime would otherwise land in one window as other work.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -63,8 +67,10 @@ struct Stat {
     ppid: i32,
     /// Clock ticks since boot at which it started (tells a reused pid).
     start: u64,
-    /// utime + stime + cutime + cstime, in ticks.
+    /// utime + stime + cutime + cstime, in ticks (init: utime + stime).
     ticks: u64,
+    /// utime + stime alone.
+    own_ticks: u64,
     kernel: bool,
 }
 
@@ -82,12 +88,13 @@ fn parse_pid_stat(line: &str) -> Option<Stat> {
     let num = |n: usize| f.get(n - 3).and_then(|w| w.parse::<u64>().ok());
     let ppid = f.get(1)?.parse().ok()?;
     let flags = num(9)?;
-    let ticks = num(14)? + num(15)? + num(16)? + num(17)?;
+    let own_ticks = num(14)? + num(15)?;
     Some(Stat {
         name,
         ppid,
         start: num(22)?,
-        ticks,
+        ticks: own_ticks + num(16)? + num(17)?,
+        own_ticks,
         kernel: flags & PF_KTHREAD != 0,
     })
 }
@@ -109,7 +116,10 @@ impl Procs {
             let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
                 continue;
             };
-            if let Some(s) = parse_pid_stat(&text) {
+            if let Some(mut s) = parse_pid_stat(&text) {
+                if pid == 1 {
+                    s.ticks = s.own_ticks;
+                }
                 by_pid.insert(pid, s);
             }
         }
@@ -230,7 +240,7 @@ mod tests {
         let s = parse_pid_stat(line).unwrap();
         assert_eq!(s.name, "we (ird) name");
         assert_eq!(s.ppid, 17);
-        assert_eq!(s.ticks, 50);
+        assert_eq!((s.ticks, s.own_ticks), (50, 42));
         assert_eq!(s.start, 69057);
         assert!(!s.kernel);
         let kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 1 0 0 20 0 1 0 1 0 0 0";
@@ -247,6 +257,7 @@ mod tests {
                     ppid,
                     start,
                     ticks,
+                    own_ticks: ticks,
                     kernel: name.starts_with('k'),
                 };
                 (pid, s)
