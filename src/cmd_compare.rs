@@ -252,12 +252,8 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64
             .detectable_pct
             .map_or("-".to_string(), |d| format!("±{}%", table::fmt_num(d, 5)));
         out.push_str(&format!(
-            "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%  {:>7}  {:>8}  {}\n",
-            r.id,
-            r.unit,
-            table::fmt_num(r.old, 9),
-            table::fmt_num(r.new, 9),
-            r.change_pct,
+            "{}  {:>7}  {:>8}  {}\n",
+            figures(r, idw),
             p,
             detect,
             r.verdict.text()
@@ -326,18 +322,22 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64
                 .into_iter()
                 .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
                 .collect();
-            out.push_str(&format!(
-                "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%  {}\n",
-                r.id,
-                r.unit,
-                table::fmt_num(r.old, 9),
-                table::fmt_num(r.new, 9),
-                r.change_pct,
-                what.join("; ")
-            ));
+            out.push_str(&format!("{}  {}\n", figures(r, idw), what.join("; ")));
         }
     }
     out
+}
+
+/// A row's metric, unit, old and new figures and change, aligned.
+fn figures(r: &Row, idw: usize) -> String {
+    format!(
+        "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%",
+        r.id,
+        r.unit,
+        table::fmt_num(r.old, 9),
+        table::fmt_num(r.new, 9),
+        r.change_pct
+    )
 }
 
 /// `lmbench compare`.
@@ -398,10 +398,7 @@ mod sim;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{Meta, MetricStats, Origin};
     use lmbench_support::activity::BUSY_CPUS;
-    use lmbench_support::catalog::all_metrics;
-    use lmbench_support::machine::Facts;
 
     /// A run of the first catalog metric: `reps` runs of 5 samples each at
     /// the given means, each sample within ±0.1% of its run's mean.
@@ -413,36 +410,12 @@ mod tests {
                 times.push(100.0 * m * (1.0 + 0.001 * (i as f64 - 2.0)));
             }
         }
-        let s = MetricStats {
-            median_ns: crate::stats::median(&times) / 100.0,
-            mean_ns: 0.0,
-            mean_ci_ns: (0.0, 0.0),
-            min_ns: 0.0,
-            mad_ns: 0.0,
-            std_dev_ns: 0.0,
-            iters,
-            times_ns: times,
-            bytes_per_iter: None,
-            rep_sizes: if reps.len() > 1 {
-                vec![5; reps.len()]
-            } else {
-                vec![]
-            },
-            activity: vec![],
+        let rep_sizes = if reps.len() > 1 {
+            vec![5; reps.len()]
+        } else {
+            vec![]
         };
-        let id = all_metrics().next().unwrap().id.to_string();
-        Run {
-            machine: Facts::default(),
-            metrics: [(id, s)].into_iter().collect(),
-            origin: Origin::Live,
-            meta: Meta {
-                suite_version: "0".into(),
-                commit: None,
-                criterion_version: None,
-                date: "d".into(),
-                runs_pooled: reps.len() as u32,
-            },
-        }
+        super::sim::one_metric_run(iters, times, rep_sizes)
     }
 
     #[test]

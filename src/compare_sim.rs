@@ -75,7 +75,19 @@ fn side(rng: &mut Rng, d: Design, ns: f64) -> Run {
             times.push(per * n);
         }
     }
+    let rep_sizes = if d.runs > 1 {
+        vec![d.samples; d.runs]
+    } else {
+        vec![]
+    };
+    one_metric_run(iters, times, rep_sizes)
+}
+
+/// A run of the first catalog metric with these samples (`rep_sizes`: how
+/// many samples each pooled run gave; empty for one run).
+pub(super) fn one_metric_run(iters: Vec<f64>, times: Vec<f64>, rep_sizes: Vec<usize>) -> Run {
     let per: Vec<f64> = iters.iter().zip(&times).map(|(n, t)| t / n).collect();
+    let runs_pooled = rep_sizes.len().max(1) as u32;
     let s = MetricStats {
         median_ns: stats::median(&per),
         mean_ns: stats::mean(&per),
@@ -86,11 +98,7 @@ fn side(rng: &mut Rng, d: Design, ns: f64) -> Run {
         iters,
         times_ns: times,
         bytes_per_iter: None,
-        rep_sizes: if d.runs > 1 {
-            vec![d.samples; d.runs]
-        } else {
-            vec![]
-        },
+        rep_sizes,
         activity: vec![],
     };
     let id = all_metrics().next().unwrap().id.to_string();
@@ -103,7 +111,7 @@ fn side(rng: &mut Rng, d: Design, ns: f64) -> Run {
             commit: None,
             criterion_version: None,
             date: "d".into(),
-            runs_pooled: d.runs as u32,
+            runs_pooled,
         },
     }
 }
