@@ -40,13 +40,20 @@ struct Cli {
 enum Cmd {
     /// Run the benches through `cargo bench`, then print the summary.
     Run {
-        /// The quick preset: 10 samples of every metric, about 3 minutes
-        /// for the whole suite on 2 cores (the default run: about 15).
+        /// The quick preset: 10 samples of every metric, under 2 minutes of
+        /// benching for the whole suite on 2 cores (the default: about 11).
         #[arg(long)]
         quick: bool,
         /// Before starting, wait until other work uses under 5% of a CPU,
-        /// at most SECS seconds (default 300), then start anyway.
-        #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "300")]
+        /// at most SECS seconds (`--wait-idle=SECS`, default 300), then start
+        /// anyway.
+        #[arg(
+            long,
+            value_name = "SECS",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "300"
+        )]
         wait_idle: Option<u64>,
         /// Only metrics whose id matches this regular expression.
         filter: Option<String>,
@@ -69,9 +76,16 @@ enum Cmd {
         runs: Vec<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: cmd_summary::Format,
-        /// Show each figure's spread: `iqr` (± half the interquartile range
+        /// Show each figure's spread: `--spread=iqr` (the default: ± half the
+        /// interquartile range
         /// of the samples) or `ci` (± half the 95% interval of the median).
-        #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "iqr")]
+        #[arg(
+            long,
+            value_enum,
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "iqr"
+        )]
         spread: Option<cells::Spread>,
         /// Mark figures measured while other work used at least PCT% of a
         /// CPU.

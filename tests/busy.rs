@@ -156,7 +156,8 @@ fn a_stale_record_is_ignored() {
 fn spread_is_shown_in_every_format() {
     let env = Env::new();
     env.saved("a", 3, 100.0, 0.02);
-    let text = stdout(&env.lmbench(&["summary", "vm/a", "--spread"]));
+    // `--spread` takes its kind only after `=`: a run name may follow.
+    let text = stdout(&env.lmbench(&["summary", "--spread", "vm/a"]));
     // Samples alternate ±2% around the figure: half the IQR is 2% (null
     // call); null I/O averages two such metrics: ±1.4%, "±1%" in 4 columns.
     let line = text
@@ -165,7 +166,7 @@ fn spread_is_shown_in_every_format() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(line.trim_start().starts_with("± spread"), "{line}");
     assert!(text.contains("half the interquartile range"), "{text}");
-    let ci = stdout(&env.lmbench(&["summary", "vm/a", "--spread", "ci"]));
+    let ci = stdout(&env.lmbench(&["summary", "vm/a", "--spread=ci"]));
     assert!(ci.contains("95% confidence interval of the median"), "{ci}");
 
     let csv = stdout(&env.lmbench(&["summary", "vm/a", "--format", "csv", "--spread"]));
