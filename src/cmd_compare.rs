@@ -1,10 +1,25 @@
 //! `lmbench compare OLD NEW [--threshold PCT] [--filter REGEX]
-//! [--fail-on-regression PCT]`: first the machine facts that differ (what
-//! may explain a change), then per metric the old and new headline figures,
-//! the change, and a verdict from Welch's t-test on the raw per-sample
-//! nanoseconds per iteration at 95%: a change is "faster" or "slower" only
-//! if the test rejects equal means (p < 0.05) AND it is at least the
-//! threshold (default 1%, Criterion's noise threshold); else "within noise".
+//! [--fail-on-regression PCT] [--busy-threshold PCT]`: first the machine
+//! facts that differ (what may explain a change), then per metric the old
+//! and new headline figures, the change, the p-value of Welch's t-test on
+//! the raw per-sample nanoseconds per iteration, the smallest change the
+//! data could detect, and a verdict:
+//!
+//! - *faster* / *slower*: the test rejects equal means (p < 0.05) and the
+//!   change is at least the threshold (default 1%, Criterion's noise
+//!   threshold);
+//! - *within noise*: a significant change under the threshold, or none
+//!   where the data could have seen one of the threshold's size;
+//! - *cannot tell*: no significant change, but the data could not have
+//!   seen one of the threshold's size either: a change up to the
+//!   detectable size may hide there ("within noise" would read as
+//!   "unchanged");
+//! - metrics measured while other work used the machine (either side) get
+//!   no verdict: they are listed apart, with what ran.
+//!
+//! The detectable change is the difference of means that Welch's test at
+//! 95% confidence finds with 80% power, from the spread the test used, as a
+//! share of the old mean.
 //!
 //! Which samples: when both runs pool two or more runs of the suite
 //! (`--runs N`), the test compares the per-run means, so run-to-run noise
@@ -16,6 +31,9 @@ use anyhow::{bail, Result};
 use lmbench_support::catalog::{Metric, Unit};
 use regex::Regex;
 
+use lmbench_support::activity::Activity;
+
+use crate::cells::busy_window;
 use crate::run::Run;
 use crate::stats::{self, Welch};
 use crate::{store, table};
@@ -26,6 +44,8 @@ pub struct Options {
     pub threshold: f64,
     pub filter: Option<String>,
     pub fail_on_regression: Option<f64>,
+    /// Other work above this many CPUs marks a metric busy.
+    pub busy_cpus: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,8 +53,13 @@ pub enum Verdict {
     Faster,
     Slower,
     Noise,
+    /// No significant change, and none of the threshold's size could
+    /// have been seen.
+    CannotTell,
     /// A side has fewer than two samples: no variance, no test.
     Untested,
+    /// Measured while other work used the machine: no verdict.
+    Busy,
 }
 
 impl Verdict {
@@ -43,7 +68,9 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::Noise => "within noise",
+            Verdict::CannotTell => "cannot tell",
             Verdict::Untested => "untested (<2 samples)",
+            Verdict::Busy => "busy machine",
         }
     }
 }
@@ -61,7 +88,12 @@ pub struct Row {
     pub test: Option<Welch>,
     /// True if the test compared per-run means (pooled runs on both sides).
     pub on_runs: bool,
+    /// The smallest change of the mean the test could detect (95%
+    /// confidence, 80% power), percent of the old mean.
+    pub detectable_pct: Option<f64>,
     pub verdict: Verdict,
+    /// The busiest window of each side, if it was busy.
+    pub busy: [Option<Activity>; 2],
 }
 
 /// The facts that differ: (key, old, new); absent facts show as "(absent)".
@@ -79,8 +111,15 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// Compares every metric both runs have (and `filter` matches).
-pub fn compare(old: &Run, new: &Run, threshold: f64, filter: Option<&Regex>) -> Vec<Row> {
+/// Compares every metric both runs have (and `filter` matches); metrics
+/// measured while other work used at least `busy_cpus` CPUs get no verdict.
+pub fn compare(
+    old: &Run,
+    new: &Run,
+    threshold: f64,
+    busy_cpus: f64,
+    filter: Option<&Regex>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for (id, o) in &old.metrics {
         let Some(n) = new.metrics.get(id) else {
@@ -100,23 +139,23 @@ pub fn compare(old: &Run, new: &Run, threshold: f64, filter: Option<&Regex>) -> 
         let (old_v, new_v) = (shown(o_ns, o), shown(n_ns, n));
         let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
         let time_change_pct = pct(o_ns, n_ns);
-        let (test, on_runs) = match (o.rep_means(), n.rep_means()) {
-            (Some(a), Some(b)) => (stats::welch(&a, &b), true),
-            _ => (stats::welch(&o.per_iter_ns(), &n.per_iter_ns()), false),
+        let (a, b, on_runs) = match (o.rep_means(), n.rep_means()) {
+            (Some(a), Some(b)) => (a, b, true),
+            _ => (o.per_iter_ns(), n.per_iter_ns(), false),
         };
-        let verdict = match test {
-            None => Verdict::Untested,
-            Some(w) if w.p < 0.05 && time_change_pct.abs() >= threshold => {
-                // The test's direction (means) decides; the headline must agree.
-                if w.t < 0.0 && time_change_pct < 0.0 {
-                    Verdict::Faster
-                } else if w.t > 0.0 && time_change_pct > 0.0 {
-                    Verdict::Slower
-                } else {
-                    Verdict::Noise
-                }
-            }
-            Some(_) => Verdict::Noise,
+        let test = stats::welch(&a, &b);
+        let old_mean = stats::mean(&a);
+        let detectable_pct = stats::min_detectable(&a, &b)
+            .filter(|_| old_mean != 0.0)
+            .map(|d| 100.0 * d / old_mean.abs());
+        let busy = [
+            busy_window(o, busy_cpus).cloned(),
+            busy_window(n, busy_cpus).cloned(),
+        ];
+        let verdict = if busy.iter().any(Option::is_some) {
+            Verdict::Busy
+        } else {
+            verdict(test, time_change_pct, detectable_pct, threshold)
         };
         rows.push(Row {
             id: id.clone(),
@@ -127,7 +166,9 @@ pub fn compare(old: &Run, new: &Run, threshold: f64, filter: Option<&Regex>) -> 
             time_change_pct,
             test,
             on_runs,
+            detectable_pct,
             verdict,
+            busy,
         });
     }
     // Significant changes first, the largest on top; then the rest.
@@ -141,8 +182,36 @@ pub fn compare(old: &Run, new: &Run, threshold: f64, filter: Option<&Regex>) -> 
     rows
 }
 
+/// The verdict on one metric (see the module doc).
+fn verdict(
+    test: Option<Welch>,
+    time_change_pct: f64,
+    detectable_pct: Option<f64>,
+    threshold: f64,
+) -> Verdict {
+    let Some(w) = test else {
+        return Verdict::Untested;
+    };
+    if w.p < 0.05 {
+        // The test's direction (means) decides; the headline must agree.
+        if time_change_pct.abs() >= threshold {
+            if w.t < 0.0 && time_change_pct < 0.0 {
+                return Verdict::Faster;
+            } else if w.t > 0.0 && time_change_pct > 0.0 {
+                return Verdict::Slower;
+            }
+        }
+        return Verdict::Noise;
+    }
+    match detectable_pct {
+        Some(d) if d <= threshold => Verdict::Noise,
+        _ => Verdict::CannotTell,
+    }
+}
+
 /// The whole report as text.
-pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64) -> String {
+pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64) -> String {
+    let busy_pct = 100.0 * busy_cpus;
     let mut out = String::new();
     let name = |r: &Run| {
         let commit = r.meta.commit.as_deref().unwrap_or("unknown");
@@ -171,36 +240,42 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64) -> String {
         out.push('\n');
     }
     let idw = rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
+        rows.iter().partition(|r| r.verdict != Verdict::Busy);
     out.push_str(&format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>8}  {:>7}  verdict\n",
-        "metric", "unit", "old", "new", "change", "p"
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8}  {:>7}  {:>8}  verdict\n",
+        "metric", "unit", "old", "new", "change", "p", "detect"
     ));
-    for r in rows {
+    for r in &judged {
         let p = r.test.map_or("-".to_string(), |w| format!("{:.3}", w.p));
+        let detect = r
+            .detectable_pct
+            .map_or("-".to_string(), |d| format!("±{}%", table::fmt_num(d, 5)));
         out.push_str(&format!(
-            "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%  {:>7}  {}\n",
-            r.id,
-            r.unit,
-            table::fmt_num(r.old, 9),
-            table::fmt_num(r.new, 9),
-            r.change_pct,
+            "{}  {:>7}  {:>8}  {}\n",
+            figures(r, idw),
             p,
+            detect,
             r.verdict.text()
         ));
     }
     let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
-    let noise = count(Verdict::Noise);
+    let (noise, unsure) = (count(Verdict::Noise), count(Verdict::CannotTell));
+    let extra = |n: usize, what: &str| match n {
+        0 => String::new(),
+        n => format!(", {n} {what}"),
+    };
     out.push_str(&format!(
-        "\n{} metrics: {} faster, {} slower, {noise} within noise ({:.0}%){}. \
-         Welch's t-test at 95%, threshold {threshold}%.\n",
+        "\n{} metrics: {} faster, {} slower, {noise} within noise, {unsure} cannot tell \
+         ({:.0}% within noise or cannot tell){}{}. Welch's t-test at 95%, threshold \
+         {threshold}%; \"detect\": the smallest change of the mean the data could \
+         detect (95% confidence, 80% power).\n",
         rows.len(),
         count(Verdict::Faster),
         count(Verdict::Slower),
-        100.0 * noise as f64 / rows.len().max(1) as f64,
-        match count(Verdict::Untested) {
-            0 => String::new(),
-            n => format!(", {n} untested"),
-        }
+        100.0 * (noise + unsure) as f64 / judged.len().max(1) as f64,
+        extra(count(Verdict::Untested), "untested"),
+        extra(busy.len(), "measured on a busy machine"),
     ));
     let on_runs = rows.iter().filter(|r| r.on_runs).count();
     out.push_str(&if on_runs == rows.len() {
@@ -223,6 +298,31 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64) -> String {
     for (what, ids) in [("OLD", only(old, new)), ("NEW", only(new, old))] {
         if !ids.is_empty() {
             out.push_str(&format!("only in {what}: {}\n", ids.join(", ")));
+        }
+    }
+    for (what, run) in [("OLD", old), ("NEW", new)] {
+        if !run.metrics.values().any(|s| !s.activity.is_empty()) {
+            out.push_str(&format!(
+                "{what} has no record of what else the machine did (saved before \
+                 lmbench-rs kept one): its figures cannot be checked for a busy machine.\n"
+            ));
+        }
+    }
+    if !busy.is_empty() {
+        out.push_str(&format!(
+            "\nmeasured on a busy machine (other work used at least {busy_pct}% of a CPU; \
+             no verdict: measure again on an idle machine):\n"
+        ));
+        out.push_str(&format!(
+            "{:<idw$} {:>5} {:>9} {:>9} {:>8}  what ran\n",
+            "metric", "unit", "old", "new", "change"
+        ));
+        for r in busy {
+            let what: Vec<String> = [("OLD", &r.busy[0]), ("NEW", &r.busy[1])]
+                .into_iter()
+                .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
+                .collect();
+            out.push_str(&format!("{}  {}\n", figures(r, idw), what.join("; ")));
         }
     }
     out
@@ -280,6 +380,18 @@ pub fn render_imported(old: &Run, new: &Run) -> Result<String> {
     Ok(out)
 }
 
+/// A row's metric, unit, old and new figures and change, aligned.
+fn figures(r: &Row, idw: usize) -> String {
+    format!(
+        "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%",
+        r.id,
+        r.unit,
+        table::fmt_num(r.old, 9),
+        table::fmt_num(r.new, 9),
+        r.change_pct
+    )
+}
+
 /// `lmbench compare`.
 pub fn run(opts: Options) -> Result<()> {
     if !(opts.threshold.is_finite() && opts.threshold >= 0.0) {
@@ -296,7 +408,10 @@ pub fn run(opts: Options) -> Result<()> {
         print!("{}", render_imported(&old, &new)?);
         return Ok(());
     }
-    let rows = compare(&old, &new, opts.threshold, filter.as_ref());
+    if !(opts.busy_cpus.is_finite() && opts.busy_cpus > 0.0) {
+        bail!("--busy-threshold must be a percentage of a CPU > 0");
+    }
+    let rows = compare(&old, &new, opts.threshold, opts.busy_cpus, filter.as_ref());
     if rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
@@ -311,7 +426,10 @@ pub fn run(opts: Options) -> Result<()> {
             new.metrics.len()
         );
     }
-    print!("{}", render(&old, &new, &rows, opts.threshold));
+    print!(
+        "{}",
+        render(&old, &new, &rows, opts.threshold, opts.busy_cpus)
+    );
     if let Some(limit) = opts.fail_on_regression {
         let bad: Vec<String> = rows
             .iter()
@@ -330,11 +448,13 @@ pub fn run(opts: Options) -> Result<()> {
 }
 
 #[cfg(test)]
+#[path = "compare_sim.rs"]
+mod sim;
+
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{Meta, MetricStats, Origin};
-    use lmbench_support::catalog::all_metrics;
-    use lmbench_support::machine::Facts;
+    use lmbench_support::activity::BUSY_CPUS;
 
     /// A run of the first catalog metric: `reps` runs of 5 samples each at
     /// the given means, each sample within ±0.1% of its run's mean.
@@ -346,58 +466,43 @@ mod tests {
                 times.push(100.0 * m * (1.0 + 0.001 * (i as f64 - 2.0)));
             }
         }
-        let s = MetricStats {
-            median_ns: crate::stats::median(&times) / 100.0,
-            mean_ns: 0.0,
-            mean_ci_ns: (0.0, 0.0),
-            min_ns: 0.0,
-            mad_ns: 0.0,
-            std_dev_ns: 0.0,
-            iters,
-            times_ns: times,
-            bytes_per_iter: None,
-            rep_sizes: if reps.len() > 1 {
-                vec![5; reps.len()]
-            } else {
-                vec![]
-            },
+        let rep_sizes = if reps.len() > 1 {
+            vec![5; reps.len()]
+        } else {
+            vec![]
         };
-        let id = all_metrics().next().unwrap().id.to_string();
-        Run {
-            machine: Facts::default(),
-            metrics: [(id, s)].into_iter().collect(),
-            origin: Origin::Live,
-            meta: Meta {
-                suite_version: "0".into(),
-                commit: None,
-                criterion_version: None,
-                date: "d".into(),
-                runs_pooled: reps.len() as u32,
-            },
-            imported: None,
-        }
+        super::sim::one_metric_run(iters, times, rep_sizes)
     }
 
     #[test]
     fn pooled_runs_are_tested_on_run_means() {
         // A/A with run-to-run noise of a few percent: the samples of one run
         // each differ "significantly", the per-run means do not.
-        let rows = compare(&run(&[100.0]), &run(&[104.0]), 1.0, None);
+        let rows = compare(&run(&[100.0]), &run(&[104.0]), 1.0, BUSY_CPUS, None);
         assert_eq!(rows[0].verdict, Verdict::Slower);
         assert!(!rows[0].on_runs);
         let rows = compare(
             &run(&[100.0, 106.0, 98.0]),
             &run(&[104.0, 99.0, 103.0]),
             1.0,
+            BUSY_CPUS,
             None,
         );
-        assert_eq!(rows[0].verdict, Verdict::Noise);
+        // Three run means a side cannot see a change of a few percent: the
+        // verdict says so instead of "within noise".
+        assert_eq!(rows[0].verdict, Verdict::CannotTell);
         assert!(rows[0].on_runs);
+        assert!(
+            rows[0].detectable_pct.unwrap() > 5.0,
+            "{:?}",
+            rows[0].detectable_pct
+        );
         // A real shift well beyond the run-to-run noise still shows.
         let rows = compare(
             &run(&[100.0, 101.0, 99.0]),
             &run(&[150.0, 151.0, 149.0]),
             1.0,
+            BUSY_CPUS,
             None,
         );
         assert_eq!(rows[0].verdict, Verdict::Slower);
@@ -406,9 +511,9 @@ mod tests {
 
     #[test]
     fn threshold_hides_small_significant_changes() {
-        let rows = compare(&run(&[100.0]), &run(&[100.5]), 1.0, None);
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 1.0, BUSY_CPUS, None);
         assert_eq!(rows[0].verdict, Verdict::Noise);
-        let rows = compare(&run(&[100.0]), &run(&[100.5]), 0.1, None);
+        let rows = compare(&run(&[100.0]), &run(&[100.5]), 0.1, BUSY_CPUS, None);
         assert_eq!(rows[0].verdict, Verdict::Slower);
     }
 }

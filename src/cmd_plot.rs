@@ -338,6 +338,7 @@ mod tests {
                         times_ns: vec![ns],
                         bytes_per_iter: None,
                         rep_sizes: vec![],
+                        activity: vec![],
                     },
                 );
             }

@@ -19,6 +19,8 @@ use crate::workspace;
 
 pub struct Options {
     pub quick: bool,
+    /// Wait (at most this long) until the machine is idle before starting.
+    pub wait_idle: Option<std::time::Duration>,
     pub filter: Option<String>,
     /// Repeat the suite this many times; a saved run pools all samples.
     pub runs: u32,
@@ -83,6 +85,8 @@ pub fn run(opts: Options) -> Result<()> {
         bail!("building the benches failed (see cargo's output above)");
     }
 
+    idle_check(opts.wait_idle);
+
     let total = Instant::now();
     let n = programs.len();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
@@ -96,11 +100,12 @@ pub fn run(opts: Options) -> Result<()> {
             let mut cmd = Command::new(cargo());
             cmd.current_dir(&root)
                 .args(["bench", "--quiet", "--bench", p.name, "--"])
+                .env(
+                    "LMBENCH_PRESET",
+                    if opts.quick { "quick" } else { "default" },
+                )
                 .stdout(Stdio::piped())
                 .stderr(log.try_clone()?);
-            if opts.quick {
-                cmd.arg("--quick");
-            }
             if let Some(f) = &opts.filter {
                 cmd.arg(f);
             }
@@ -118,8 +123,9 @@ pub fn run(opts: Options) -> Result<()> {
                     eprintln!("      {id:<36} {}", rest.trim());
                 }
                 // Reference figures a bench prints beside its own (bw_mem's
-                // memcpy/memset ceilings).
-                if line.starts_with("ceiling: ") {
+                // memcpy/memset ceilings), and the harness's note of a
+                // benchmark measured while other work ran.
+                if line.starts_with("ceiling: ") || line.starts_with("busy: ") {
                     eprintln!("      {line}");
                 }
                 previous = line;
@@ -159,6 +165,54 @@ pub fn run(opts: Options) -> Result<()> {
     }
     print!("{}", crate::cmd_summary::render(&[run])?);
     Ok(())
+}
+
+/// How long `run` watches the machine before it starts, and between
+/// checks while it waits for idle.
+const IDLE_SAMPLE_S: f64 = 1.0;
+
+/// Warns when other work is using the machine (it would be flagged in every
+/// figure it overlaps); with `wait`, checks again each second until the
+/// machine is idle or the time is up, then starts either way.
+fn idle_check(wait: Option<std::time::Duration>) {
+    use lmbench_support::activity::{sample, BUSY_CPUS};
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        let a = sample(IDLE_SAMPLE_S);
+        if !a.is_busy(BUSY_CPUS) {
+            if said {
+                eprintln!("the machine is idle now ({})", a.describe());
+            }
+            return;
+        }
+        match wait {
+            None => {
+                eprintln!(
+                    "warning: the machine is not idle: {}. Figures measured while other \
+                     work runs are marked busy and get no verdict in `compare`; \
+                     `--wait-idle` waits for it to end.",
+                    a.describe()
+                );
+                return;
+            }
+            Some(limit) if started.elapsed() >= limit => {
+                eprintln!(
+                    "warning: still not idle after {:.0} s ({}); starting anyway: busy \
+                     figures will be marked.",
+                    started.elapsed().as_secs_f64(),
+                    a.describe()
+                );
+                return;
+            }
+            Some(_) => {
+                if !said {
+                    eprintln!("waiting for the machine to be idle: {}", a.describe());
+                    said = true;
+                }
+            }
+        }
+    }
 }
 
 /// The results this invocation produced: the selected programs' metrics

@@ -1,15 +1,112 @@
-//! `lmbench summary [RUN...] [--format F]`: lmbench's summary tables, one
-//! row per run (live results or saved runs), as lmbench's text layout,
-//! Markdown, CSV (one line per cell) or JSON. `-` (JSON: null) marks a
-//! figure a run lacks.
+//! `lmbench summary [RUN...] [--format F] [--spread [iqr|ci]]
+//! [--busy-threshold PCT]`: lmbench's summary tables, one row per run (live
+//! results or saved runs), as lmbench's text layout, Markdown, CSV (one
+//! line per cell) or JSON. `-` (JSON: null) marks a figure a run lacks.
+//!
+//! A figure measured while other work used at least the busy threshold of
+//! a CPU (default 5%; see `lmbench_support::activity`) is marked `*` and a
+//! line under its table says what ran (CSV and JSON: a `busy` field). With
+//! `--spread`, every figure carries its spread in every format.
 
 use anyhow::{bail, Result};
+use lmbench_support::activity::BUSY_CPUS;
 use lmbench_support::catalog::tables::{REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
+use crate::cells::{self, Cell, Spread};
 use crate::run::Run;
 use crate::{store, table};
+
+/// What `summary` shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub format: Format,
+    pub spread: Option<Spread>,
+    /// Other work at or above this many CPUs marks a figure busy.
+    pub busy_cpus: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            format: Format::Text,
+            spread: None,
+            busy_cpus: BUSY_CPUS,
+        }
+    }
+}
+
+/// Every run's cells of one table: `grid[run][column]`.
+fn grid(t: &Table, runs: &[Run], opts: &Options) -> Vec<Vec<Cell>> {
+    runs.iter()
+        .map(|r| {
+            t.columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match r.imported {
+                    // Imported figures have no samples: no busy mark, no spread.
+                    Some(_) => Cell {
+                        value: r.cell(t, i),
+                        busy: None,
+                        spread: None,
+                    },
+                    None => cells::cell(c, r, opts.busy_cpus, opts.spread),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One line per run with busy figures in this table: which, and what ran
+/// (the busiest window among them).
+fn busy_notes(t: &Table, runs: &[Run], grid: &[Vec<Cell>]) -> Vec<String> {
+    let names = column_names(t);
+    let mut out = Vec::new();
+    for (run, row) in runs.iter().zip(grid) {
+        let busy: Vec<(&String, &Cell)> = names
+            .iter()
+            .zip(row)
+            .filter(|(_, c)| c.value.is_some() && c.busy.is_some())
+            .collect();
+        let worst = busy
+            .iter()
+            .filter_map(|(_, c)| c.busy.as_ref())
+            .max_by(|a, b| {
+                a.other_cpus()
+                    .unwrap_or(0.0)
+                    .total_cmp(&b.other_cpus().unwrap_or(0.0))
+            });
+        if let Some(w) = worst {
+            let cols: Vec<&str> = busy.iter().map(|(n, _)| n.as_str()).collect();
+            out.push(format!(
+                "{}: measured on a busy machine ({}): {}",
+                run.host(),
+                cols.join(", "),
+                w.describe()
+            ));
+        }
+    }
+    out
+}
+
+/// The closing lines: what `*` and the spread line mean.
+fn legend(any_busy: bool, opts: &Options) -> String {
+    let mut out = String::new();
+    if any_busy {
+        out.push_str(&format!(
+            "* measured while other work used at least {}% of a CPU: not comparable.\n",
+            100.0 * opts.busy_cpus
+        ));
+    }
+    if let Some(kind) = opts.spread {
+        out.push_str(&format!(
+            "spread: {}, as a share of the figure.\n",
+            kind.describe()
+        ));
+    }
+    out
+}
 
 /// Output formats of `summary`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,12 +130,23 @@ fn tables_with_data(runs: &[Run]) -> Result<Vec<&'static Table>> {
     Ok(tables)
 }
 
-/// Renders every table that has data for any of `runs`, lmbench's layout.
+/// Renders every table that has data for any of `runs`, lmbench's layout,
+/// with the default options.
 pub fn render(runs: &[Run]) -> Result<String> {
+    text(runs, &Options::default())
+}
+
+fn text(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = table::banner();
+    let mut any_busy = false;
     for t in tables_with_data(runs)? {
+        let g = grid(t, runs, opts);
         out.push('\n');
-        out.push_str(&table::render(t, runs));
+        out.push_str(&table::render(t, runs, &g, opts.spread.is_some()));
+        for n in busy_notes(t, runs, &g) {
+            any_busy = true;
+            out.push_str(&format!("  * {n}\n"));
+        }
         // lmbench's "Guesses" and the cache points used, under the table.
         if t.key == "mem_lat" {
             for r in runs.iter().filter(|r| r.imported.is_none()) {
@@ -58,16 +166,21 @@ pub fn render(runs: &[Run]) -> Result<String> {
             }
         }
     }
+    let legend = legend(any_busy, opts);
+    if !legend.is_empty() {
+        out.push('\n');
+        out.push_str(&legend);
+    }
     Ok(out)
 }
 
 /// Renders the summary in any format.
-pub fn render_as(runs: &[Run], format: Format) -> Result<String> {
-    match format {
-        Format::Text => render(runs),
-        Format::Markdown => markdown(runs),
-        Format::Csv => csv(runs),
-        Format::Json => json_out(runs),
+pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
+    match opts.format {
+        Format::Text => text(runs, opts),
+        Format::Markdown => markdown(runs, opts),
+        Format::Csv => csv(runs, opts),
+        Format::Json => json_out(runs, opts),
     }
 }
 
@@ -85,10 +198,6 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
     }
 }
 
-fn cells(t: &Table, run: &Run) -> Vec<Option<f64>> {
-    (0..t.columns.len()).map(|i| run.cell(t, i)).collect()
-}
-
 /// Full precision for machine-readable formats, trimmed of float noise.
 fn num(v: f64) -> String {
     let s = format!("{:.6}", v);
@@ -96,18 +205,32 @@ fn num(v: f64) -> String {
     s.to_string()
 }
 
-fn markdown(runs: &[Run]) -> Result<String> {
+fn markdown(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = String::new();
+    let mut any_busy = false;
     for t in tables_with_data(runs)? {
         let names = column_names(t);
+        let g = grid(t, runs, opts);
         out.push_str(&format!("### {} ({})\n\n", t.title, t.unit.label()));
         out.push_str(&format!("| Host | OS | {} |\n", names.join(" | ")));
         out.push_str(&format!("|---|---|{}\n", "---:|".repeat(names.len())));
-        for r in runs {
-            let vals: Vec<String> = cells(t, r)
-                .into_iter()
+        for (r, row) in runs.iter().zip(&g) {
+            let vals: Vec<String> = row
+                .iter()
                 .zip(t.columns)
-                .map(|(v, c)| v.map_or("-".into(), |v| table::fmt_num(v, c.width.max(6))))
+                .map(|(cell, c)| {
+                    let Some(v) = cell.value else {
+                        return "-".into();
+                    };
+                    let mut s = table::fmt_num(v, c.width.max(6));
+                    if cell.busy.is_some() {
+                        s.push_str("\\*");
+                    }
+                    if let Some(h) = cell.spread {
+                        s.push_str(&format!(" {}", cells::fmt_spread(h, v, 8)));
+                    }
+                    s
+                })
                 .collect();
             out.push_str(&format!(
                 "| {} | {} | {} |\n",
@@ -117,7 +240,16 @@ fn markdown(runs: &[Run]) -> Result<String> {
             ));
         }
         out.push('\n');
+        let notes = busy_notes(t, runs, &g);
+        for n in &notes {
+            out.push_str(&format!("- \\* {n}\n"));
+        }
+        if !notes.is_empty() {
+            any_busy = true;
+            out.push('\n');
+        }
     }
+    out.push_str(&legend(any_busy, opts).replace('*', "\\*"));
     Ok(out)
 }
 
@@ -129,13 +261,21 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn csv(runs: &[Run]) -> Result<String> {
-    let mut out = String::from("table,column,unit,run,machine,label,os,value\n");
+/// One line per cell; `busy` is true for a figure measured on a busy
+/// machine; with `--spread`, `spread` is its half-width in the unit.
+fn csv(runs: &[Run], opts: &Options) -> Result<String> {
+    let mut out = String::from("table,column,unit,run,machine,label,os,value,busy");
+    out.push_str(if opts.spread.is_some() {
+        ",spread\n"
+    } else {
+        "\n"
+    });
     for t in tables_with_data(runs)? {
         let names = column_names(t);
-        for r in runs {
-            for ((name, v), c) in names.iter().zip(cells(t, r)).zip(t.columns) {
-                let fields = [
+        let g = grid(t, runs, opts);
+        for (r, row) in runs.iter().zip(&g) {
+            for ((name, cell), c) in names.iter().zip(row).zip(t.columns) {
+                let mut fields = vec![
                     t.key.to_string(),
                     name.clone(),
                     column_unit(t, c).to_string(),
@@ -143,8 +283,12 @@ fn csv(runs: &[Run]) -> Result<String> {
                     r.machine_name(),
                     r.label().unwrap_or("").to_string(),
                     r.machine.os_label(),
-                    v.map_or("-".into(), num),
+                    cell.value.map_or("-".into(), num),
+                    (cell.value.is_some() && cell.busy.is_some()).to_string(),
                 ];
+                if opts.spread.is_some() {
+                    fields.push(cell.spread.map_or("-".into(), num));
+                }
                 let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
                 out.push_str(&line.join(","));
                 out.push('\n');
@@ -154,45 +298,77 @@ fn csv(runs: &[Run]) -> Result<String> {
     Ok(out)
 }
 
-fn json_out(runs: &[Run]) -> Result<String> {
+fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
     let run_list: Vec<_> = runs
         .iter()
         .map(|r| {
+            // Every busy metric of the run with what ran.
+            let busy: Vec<_> = r
+                .metrics
+                .iter()
+                .filter_map(|(id, s)| {
+                    let a = cells::busy_window(s, opts.busy_cpus)?;
+                    Some(json!({ "metric": id, "other_cpus": a.other_cpus(),
+                                 "what_ran": a.describe() }))
+                })
+                .collect();
             json!({
                 "run": r.host(),
                 "machine": r.machine_name(),
                 "label": r.label(),
                 "os": r.machine.os_label(),
                 "date": r.meta.date,
+                "busy": busy,
             })
         })
         .collect();
     let tables: Vec<_> = tables_with_data(runs)?
         .into_iter()
         .map(|t| {
+            let g = grid(t, runs, opts);
             let columns: Vec<_> = column_names(t)
                 .into_iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let values: Vec<Option<f64>> = runs.iter().map(|r| r.cell(t, i)).collect();
+                    let values: Vec<Option<f64>> = g.iter().map(|row| row[i].value).collect();
+                    let busy: Vec<bool> = g
+                        .iter()
+                        .map(|row| row[i].value.is_some() && row[i].busy.is_some())
+                        .collect();
                     let unit = column_unit(t, &t.columns[i]);
-                    json!({ "name": name, "unit": unit, "values": values })
+                    let mut col = json!({ "name": name, "unit": unit, "values": values,
+                                          "busy": busy });
+                    if opts.spread.is_some() {
+                        let spread: Vec<Option<f64>> = g.iter().map(|row| row[i].spread).collect();
+                        col["spread"] = json!(spread);
+                    }
+                    col
                 })
                 .collect();
             json!({ "key": t.key, "title": t.title, "unit": t.unit.label(), "columns": columns })
         })
         .collect();
-    let doc = json!({ "runs": run_list, "tables": tables });
+    let mut doc = json!({
+        "runs": run_list,
+        "tables": tables,
+        "busy_threshold_cpus": opts.busy_cpus,
+    });
+    if let Some(kind) = opts.spread {
+        doc["spread"] = json!(kind.describe());
+    }
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
 /// `lmbench summary`: the named runs, or the live results if none.
-pub fn run(specs: &[String], format: Format) -> Result<()> {
+pub fn run(specs: &[String], opts: Options) -> Result<()> {
+    if !(opts.busy_cpus.is_finite() && opts.busy_cpus > 0.0) {
+        bail!("--busy-threshold must be a percentage of a CPU > 0");
+    }
     let runs = if specs.is_empty() {
         vec![store::live()?]
     } else {
         store::resolve_all(specs)?
     };
-    print!("{}", render_as(&runs, format)?);
+    print!("{}", render_as(&runs, &opts)?);
     Ok(())
 }

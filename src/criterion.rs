@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use lmbench_support::activity::Activity;
 use lmbench_support::catalog::all_metrics;
 use serde::Deserialize;
 
@@ -119,7 +120,24 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
         times_ns: sample.times,
         bytes_per_iter,
         rep_sizes: Vec::new(),
+        activity: read_activity(&home.join(id), &dir.join("estimates.json"))
+            .into_iter()
+            .collect(),
     }))
+}
+
+/// What else the machine did while the benchmark ran, as the harness
+/// recorded it beside Criterion's results (`lmbench-activity.json`); only
+/// if it is not older than the estimates (else it belongs to an earlier
+/// run). An unreadable record is treated as absent: it never costs the
+/// figures.
+fn read_activity(bench_dir: &Path, estimates: &Path) -> Option<Activity> {
+    let path = bench_dir.join(lmbench_support::activity::ACTIVITY_FILE);
+    let modified = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
+    if modified(&path)? < modified(estimates)? {
+        return None;
+    }
+    serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()
 }
 
 /// Reads the latest results of every catalog metric that has any.

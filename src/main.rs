@@ -1,5 +1,6 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 
+mod cells;
 mod cmd_compare;
 mod cmd_export;
 mod cmd_import;
@@ -22,6 +23,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The default busy threshold in percent of a CPU (see
+/// `lmbench_support::activity::BUSY_CPUS`).
+const BUSY_PCT: f64 = lmbench_support::activity::BUSY_CPUS * 100.0;
+
 #[derive(Parser)]
 #[command(
     name = "lmbench",
@@ -37,9 +42,21 @@ struct Cli {
 enum Cmd {
     /// Run the benches through `cargo bench`, then print the summary.
     Run {
-        /// Criterion's quick mode: a few minutes for the whole suite.
+        /// The quick preset: 10 samples of every metric, under 2 minutes of
+        /// benching for the whole suite on 2 cores (the default: about 11).
         #[arg(long)]
         quick: bool,
+        /// Before starting, wait until other work uses under 5% of a CPU,
+        /// at most SECS seconds (`--wait-idle=SECS`, default 300), then start
+        /// anyway.
+        #[arg(
+            long,
+            value_name = "SECS",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "300"
+        )]
+        wait_idle: Option<u64>,
         /// Only metrics whose id matches this regular expression.
         filter: Option<String>,
         /// Repeat the suite N times; with --save, one run pools all samples.
@@ -61,6 +78,21 @@ enum Cmd {
         runs: Vec<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: cmd_summary::Format,
+        /// Show each figure's spread: `--spread=iqr` (the default: ± half the
+        /// interquartile range
+        /// of the samples) or `ci` (± half the 95% interval of the median).
+        #[arg(
+            long,
+            value_enum,
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "iqr"
+        )]
+        spread: Option<cells::Spread>,
+        /// Mark figures measured while other work used at least PCT% of a
+        /// CPU.
+        #[arg(long, value_name = "PCT", default_value_t = BUSY_PCT)]
+        busy_threshold: f64,
     },
     /// Save the latest results, machine facts and tables under results/.
     Save {
@@ -90,6 +122,10 @@ enum Cmd {
         /// Exit non-zero if a significant regression beyond PCT exists.
         #[arg(long, value_name = "PCT")]
         fail_on_regression: Option<f64>,
+        /// Give no verdict on metrics measured while other work used at
+        /// least PCT% of a CPU (either run).
+        #[arg(long, value_name = "PCT", default_value_t = BUSY_PCT)]
+        busy_threshold: f64,
     },
     /// Import the C suite's results (SUMMARY posts of lmbench 1.x-3.x, or
     /// its results files) as runs under results/<host>/<LABEL>/.
@@ -169,6 +205,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Cmd::Run {
             quick,
+            wait_idle,
             filter,
             runs,
             save,
@@ -176,6 +213,7 @@ fn main() -> ExitCode {
             force,
         } => cmd_run::run(cmd_run::Options {
             quick,
+            wait_idle: wait_idle.map(std::time::Duration::from_secs),
             save: save.map(|label| cmd_save::Options {
                 label,
                 machine,
@@ -185,7 +223,19 @@ fn main() -> ExitCode {
             filter,
             runs,
         }),
-        Cmd::Summary { runs, format } => cmd_summary::run(&runs, format),
+        Cmd::Summary {
+            runs,
+            format,
+            spread,
+            busy_threshold,
+        } => cmd_summary::run(
+            &runs,
+            cmd_summary::Options {
+                format,
+                spread,
+                busy_cpus: busy_threshold / 100.0,
+            },
+        ),
         Cmd::Save {
             label,
             machine,
@@ -203,12 +253,14 @@ fn main() -> ExitCode {
             threshold,
             filter,
             fail_on_regression,
+            busy_threshold,
         } => cmd_compare::run(cmd_compare::Options {
             old,
             new,
             threshold,
             filter,
             fail_on_regression,
+            busy_cpus: busy_threshold / 100.0,
         }),
         Cmd::Import {
             files,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use lmbench_support::activity::Activity;
 use lmbench_support::catalog::{Headline, Lookup, Metric, Table};
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
@@ -32,6 +33,11 @@ pub struct MetricStats {
     /// many samples each run gave, in order. Empty for a single run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rep_sizes: Vec<usize>,
+    /// What else the machine did while the metric was measured: one record
+    /// per run of the suite (pooled runs keep each). Empty when unknown
+    /// (a run saved before lmbench-rs recorded it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub activity: Vec<Activity>,
 }
 
 impl MetricStats {
@@ -85,6 +91,7 @@ impl MetricStats {
             times_ns,
             bytes_per_iter: first.bytes_per_iter,
             rep_sizes: parts.iter().map(|p| p.iters.len()).collect(),
+            activity: parts.iter().flat_map(|p| p.activity.clone()).collect(),
             ..first.clone()
         };
         let x = pooled.per_iter_ns();
@@ -224,6 +231,7 @@ mod tests {
             times_ns: times.to_vec(),
             bytes_per_iter: Some(8),
             rep_sizes: vec![],
+            activity: vec![],
         }
     }
 

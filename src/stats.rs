@@ -167,19 +167,89 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     })
 }
 
-/// The two-sided 97.5% quantile of Student's t (for a 95% interval), by
-/// bisection on the CDF.
-pub fn t_quantile_975(df: f64) -> f64 {
+/// The t value whose two-sided tail probability is `p_two_sided` with `df`
+/// degrees of freedom (0.05 gives the 97.5% quantile), by bisection on the
+/// CDF.
+pub fn t_quantile(p_two_sided: f64, df: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1000.0f64);
-    for _ in 0..200 {
+    // 64 halvings of 1000 leave an error far below f64's use here.
+    for _ in 0..64 {
         let mid = (lo + hi) / 2.0;
-        if t_two_sided_p(mid, df) > 0.05 {
+        if t_two_sided_p(mid, df) > p_two_sided {
             lo = mid;
         } else {
             hi = mid;
         }
     }
     (lo + hi) / 2.0
+}
+
+/// The two-sided 97.5% quantile of Student's t (for a 95% interval).
+pub fn t_quantile_975(df: f64) -> f64 {
+    t_quantile(0.05, df)
+}
+
+/// The smallest difference of means that Welch's test at 95% confidence
+/// (two-sided) finds with 80% power, for samples spread as `a` and `b`:
+/// (t(0.975, df) + t(0.80, df)) times the standard error of the
+/// difference, with Welch's degrees of freedom. `None` when a side has
+/// fewer than two values.
+pub fn min_detectable(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (va, vb) = (variance(a) / na, variance(b) / nb);
+    let se2 = va + vb;
+    if se2 == 0.0 {
+        return Some(0.0);
+    }
+    let df = se2 * se2 / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+    // 80% power: the one-sided 20% tail, i.e. a two-sided 40%.
+    Some((t_quantile(0.05, df) + t_quantile(0.40, df)) * se2.sqrt())
+}
+
+/// The `q` quantile of sorted values, interpolating between neighbours
+/// (the common "type 7" definition); NaN if empty.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+            let (i, frac) = (h.floor() as usize, h - h.floor());
+            let next = sorted[(i + 1).min(n - 1)];
+            sorted[i] + frac * (next - sorted[i])
+        }
+    }
+}
+
+/// 0-based ranks (j, k) of sorted samples that bound a distribution-free
+/// confidence interval of the median of at least 95%: the widest j with
+/// P(Binomial(n, 1/2) < j + 1) <= 2.5%, mirrored. Fewer than 6 samples
+/// cannot reach 95%: the interval is then the whole range.
+pub fn median_ci_ranks(n: usize) -> (usize, usize) {
+    if n == 0 {
+        return (0, 0);
+    }
+    let ln_choose = |k: usize| {
+        ln_gamma(n as f64 + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0)
+    };
+    let ln_half_n = n as f64 * 0.5f64.ln();
+    // X = how many samples fall below the median. The interval from the
+    // sorted samples of 0-based ranks i and n-1-i misses the median with
+    // probability 2 P(X <= i): keep the largest i where that is <= 5%.
+    let mut cdf = 0.0;
+    let mut j = 0;
+    for i in 0..n {
+        cdf += (ln_choose(i) + ln_half_n).exp();
+        if cdf > 0.025 {
+            break;
+        }
+        j = i;
+    }
+    let j = j.min((n - 1) / 2);
+    (j, n - 1 - j)
 }
 
 #[cfg(test)]
@@ -224,6 +294,36 @@ mod tests {
         assert_eq!(same.p, 1.0);
         assert!(welch(&[1.0], &a).is_none());
         assert_eq!(welch(&[1.0, 1.0], &[2.0, 2.0]).unwrap().p, 0.0);
+    }
+
+    #[test]
+    fn quantiles_and_median_intervals() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile(&x, 0.25), 2.0);
+        assert_eq!(quantile(&x, 0.5), 3.0);
+        assert_eq!(quantile(&[1.0, 2.0], 0.25), 1.25);
+        assert!(quantile(&[], 0.5).is_nan());
+        // Ranks from binomial tables: n = 10 -> 2nd and 9th, n = 100 ->
+        // 40th and 61st (1-based); under 6 samples, the whole range.
+        assert_eq!(median_ci_ranks(10), (1, 8));
+        assert_eq!(median_ci_ranks(100), (39, 60));
+        assert_eq!(median_ci_ranks(5), (0, 4));
+        assert_eq!(median_ci_ranks(1), (0, 0));
+    }
+
+    #[test]
+    fn detectable_change_follows_the_power_formula() {
+        // Two sides of 10 values, sd 1: se = sqrt(0.2); df 18:
+        // t(0.975) 2.101 + t(0.80) 0.862 = 2.963.
+        let a: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let sd = variance(&a).sqrt();
+        let d = min_detectable(&a, &a).unwrap();
+        assert!(close(d, 2.963 * sd * 0.2f64.sqrt(), 0.01 * sd), "{d}");
+        assert_eq!(min_detectable(&[1.0, 1.0], &[2.0, 2.0]), Some(0.0));
+        assert!(min_detectable(&[1.0], &a).is_none());
+        assert!(close(t_quantile(0.40, 18.0), 0.862, 1e-3));
     }
 
     #[test]

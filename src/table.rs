@@ -5,6 +5,7 @@
 
 use lmbench_support::catalog::Table;
 
+use crate::cells::{fmt_spread, Cell};
 use crate::run::Run;
 
 const HOST_W: usize = 9;
@@ -72,8 +73,11 @@ pub fn has_data(table: &Table, runs: &[Run]) -> bool {
     })
 }
 
-/// Renders one table for the given runs.
-pub fn render(table: &Table, runs: &[Run]) -> String {
+/// Renders one table for the given runs: `cells[i]` are run i's cells,
+/// one per column. A figure measured on a busy machine ends in `*` (one
+/// digit fewer); with `spread`, a line under each run gives each figure's
+/// spread as a share of it.
+pub fn render(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) -> String {
     // Host widens to the longest run name (`machine/label`) so two runs of
     // one machine never truncate to the same cell.
     let host_w = runs
@@ -116,21 +120,34 @@ pub fn render(table: &Table, runs: &[Run]) -> String {
         rule.push_str(&"-".repeat(c.width));
     }
     line(rule);
-    for run in runs {
+    for (run, row) in runs.iter().zip(cells) {
         let mut s = format!(
             "{:<host_w$} {:<OS_W$}",
             cut(&run.host(), host_w),
             cut(&run.machine.os_label(), OS_W)
         );
-        for (i, c) in table.columns.iter().enumerate() {
-            let cell = run
-                .cell(table, i)
-                .map(|v| fmt_num(v, c.width))
-                .unwrap_or_else(|| "-".to_string());
+        for (c, cell) in table.columns.iter().zip(row) {
+            let text = match (cell.value, &cell.busy) {
+                (None, _) => "-".to_string(),
+                (Some(v), None) => fmt_num(v, c.width),
+                (Some(v), Some(_)) => format!("{}*", fmt_num(v, c.width.saturating_sub(1))),
+            };
             s.push(' ');
-            s.push_str(&format!("{cell:>w$}", w = c.width));
+            s.push_str(&format!("{text:>w$}", w = c.width));
         }
         line(s);
+        if spread {
+            let mut s = format!("{:<host_w$} {:<OS_W$}", "", "  ± spread");
+            for (c, cell) in table.columns.iter().zip(row) {
+                let text = match (cell.value, cell.spread) {
+                    (Some(v), Some(h)) => fmt_spread(h, v, c.width),
+                    _ => "-".to_string(),
+                };
+                s.push(' ');
+                s.push_str(&format!("{text:>w$}", w = c.width));
+            }
+            line(s);
+        }
     }
     out
 }

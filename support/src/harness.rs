@@ -12,6 +12,7 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, PlottingBackend, SamplingMode, Throughput,
 };
 
+use crate::activity;
 use crate::catalog::{Metric, Program};
 
 /// The Criterion configuration every bench file uses.
@@ -35,11 +36,13 @@ pub fn config() -> Criterion {
 /// How a group samples, by the cost of one operation.
 #[derive(Debug, Clone, Copy)]
 pub enum Class {
-    /// Sub-microsecond to microseconds: Criterion's defaults (linear
-    /// sampling, 100 samples, 5 s).
+    /// Sub-microsecond to microseconds: automatic sampling mode, 100
+    /// samples, 1 s warm-up, 3 s (Criterion's defaults are 3 s and 5 s:
+    /// a second warms any of these loops, and 3 s of 100 samples keeps a
+    /// default run of the suite under 15 minutes as it grows).
     Fast,
-    /// Milliseconds (fork, exec, file create): flat sampling, fewer
-    /// samples, a longer measurement so each sample holds many operations.
+    /// Milliseconds (fork, exec, file create): flat sampling, 20 samples,
+    /// 1 s warm-up, 8 s, so each sample holds many operations.
     Slow,
     /// Bandwidth transfers (milliseconds per iteration, many MB each): flat
     /// sampling, 10 samples, 3 s; a bench still declares its bytes per
@@ -47,39 +50,120 @@ pub enum Class {
     Bandwidth,
 }
 
+/// The sampling preset of a run: `LMBENCH_PRESET=quick` (what `lmbench run
+/// --quick` sets) or the default. Criterion's own `--quick` keeps two
+/// samples, too few to compare; ours keeps [`QUICK_SAMPLES`] of every
+/// metric and shortens the time per metric, class by class, so a suite's
+/// length grows with its metric count, not with its tuning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    Default,
+    Quick,
+}
+
+/// Samples per metric in the quick preset (Criterion's minimum).
+pub const QUICK_SAMPLES: usize = 10;
+
+/// The quick preset's share of a bench's own warm-up and measurement
+/// times (set through [`Group::criterion`]): a tenth, never under
+/// [`QUICK_FLOOR`]. With ten samples instead of 50-100, a sample keeps
+/// about the length it has in the default run.
+const QUICK_SCALE: f64 = 0.1;
+const QUICK_FLOOR: Duration = Duration::from_millis(20);
+
+/// Bootstrap resamples of Criterion's analysis. Criterion runs without its
+/// thread pool (no second thread in a timed process), so its default of
+/// 100,000 costs about a second of CPU per metric; only its interval of
+/// the mean reads them (compare works on the raw samples).
+const NRESAMPLES: usize = 20_000;
+const QUICK_NRESAMPLES: usize = 5_000;
+
+impl Preset {
+    /// The preset `LMBENCH_PRESET` names (unset or empty: the default).
+    /// Anything else is bad input: one line and exit status 2.
+    pub fn from_env() -> Preset {
+        match std::env::var("LMBENCH_PRESET").as_deref() {
+            Err(_) | Ok("") | Ok("default") => Preset::Default,
+            Ok("quick") => Preset::Quick,
+            Ok(other) => {
+                eprintln!("LMBENCH_PRESET={other:?}: use `quick` or `default`");
+                std::process::exit(2)
+            }
+        }
+    }
+
+    fn scaled(self, d: Duration) -> Duration {
+        match self {
+            Preset::Default => d,
+            Preset::Quick => d.mul_f64(QUICK_SCALE).max(QUICK_FLOOR),
+        }
+    }
+
+    fn samples(self, n: usize) -> usize {
+        match self {
+            Preset::Default => n,
+            Preset::Quick => QUICK_SAMPLES,
+        }
+    }
+
+    fn nresamples(self, n: usize) -> usize {
+        match self {
+            Preset::Default => n,
+            Preset::Quick => n.min(QUICK_NRESAMPLES),
+        }
+    }
+
+    /// (sampling mode, samples, warm-up, measurement) of a class.
+    fn class(self, class: Class) -> (SamplingMode, usize, Duration, Duration) {
+        let ms = Duration::from_millis;
+        match (self, class) {
+            (Preset::Default, Class::Fast) => (SamplingMode::Auto, 100, ms(1000), ms(3000)),
+            (Preset::Default, Class::Slow) => (SamplingMode::Flat, 20, ms(1000), ms(8000)),
+            (Preset::Default, Class::Bandwidth) => (SamplingMode::Flat, 10, ms(1000), ms(3000)),
+            (Preset::Quick, Class::Fast) => (SamplingMode::Auto, QUICK_SAMPLES, ms(100), ms(300)),
+            (Preset::Quick, Class::Slow) => (SamplingMode::Flat, QUICK_SAMPLES, ms(300), ms(1500)),
+            (Preset::Quick, Class::Bandwidth) => {
+                (SamplingMode::Flat, QUICK_SAMPLES, ms(100), ms(500))
+            }
+        }
+    }
+}
+
 /// One Criterion group for one lmbench program. Benchmarks are added by
 /// catalog metric, so an id is spelled only in the catalog.
 pub struct Group<'a> {
     inner: BenchmarkGroup<'a, WallTime>,
     program: &'static Program,
+    preset: Preset,
 }
 
 impl<'a> Group<'a> {
     pub fn new(c: &'a mut Criterion, program: &'static Program, class: Class) -> Group<'a> {
+        let preset = Preset::from_env();
         let mut inner = c.benchmark_group(program.name);
-        match class {
-            Class::Fast => {}
-            Class::Slow => {
-                inner
-                    .sampling_mode(SamplingMode::Flat)
-                    .sample_size(20)
-                    .measurement_time(Duration::from_secs(8));
-            }
-            Class::Bandwidth => {
-                inner
-                    .sampling_mode(SamplingMode::Flat)
-                    .sample_size(10)
-                    .warm_up_time(Duration::from_secs(1))
-                    .measurement_time(Duration::from_secs(3));
-            }
+        let (mode, samples, warm_up, measurement) = preset.class(class);
+        inner
+            .sampling_mode(mode)
+            .sample_size(samples)
+            .warm_up_time(warm_up)
+            .measurement_time(measurement)
+            .nresamples(preset.nresamples(NRESAMPLES));
+        Group {
+            inner,
+            program,
+            preset,
         }
-        Group { inner, program }
     }
 
-    /// The underlying Criterion group, for presets a bench needs beyond the
-    /// class (sample size, measurement time).
-    pub fn criterion(&mut self) -> &mut BenchmarkGroup<'a, WallTime> {
-        &mut self.inner
+    /// The group's Criterion settings, for presets a bench needs beyond
+    /// its class (sample size, warm-up and measurement time). The quick
+    /// preset scales what a bench sets here; other settings pass through
+    /// to Criterion's group unchanged.
+    pub fn criterion(&mut self) -> Tuner<'_, 'a> {
+        Tuner {
+            group: &mut self.inner,
+            preset: self.preset,
+        }
     }
 
     /// Declares the bytes one iteration moves: Criterion then reports MB/s
@@ -91,18 +175,35 @@ impl<'a> Group<'a> {
 
     /// Benchmarks `metric` with a body that runs `iters` operations and
     /// returns the time they took (setup and checks outside the timing).
+    /// Around the calls (outside their timing) it records what else the
+    /// machine did, into `<criterion home>/<id>/lmbench-activity.json`.
     pub fn bench(&mut self, metric: &'static Metric, body: impl FnMut(u64) -> Duration) {
         self.assert_registered(metric);
         let mut body = body;
+        let mut window: Option<activity::Window> = None;
+        let mut watched = |iters: u64| {
+            let w = window.get_or_insert_with(activity::Window::start);
+            let call = w.call_start();
+            let took = body(iters);
+            w.call_end(call);
+            took
+        };
         let (function, parameter) = metric.function_and_parameter();
         match parameter {
             Some(p) => self
                 .inner
-                .bench_function(BenchmarkId::new(function, p), |b| b.iter_custom(&mut body)),
+                .bench_function(BenchmarkId::new(function, p), |b| {
+                    b.iter_custom(&mut watched)
+                }),
             None => self
                 .inner
-                .bench_function(function, |b| b.iter_custom(&mut body)),
+                .bench_function(function, |b| b.iter_custom(&mut watched)),
         };
+        if let Some(w) = window {
+            if records_results() {
+                record_activity(metric, &w.finish());
+            }
+        }
     }
 
     /// Declares that `metric` is deliberately not measured in this run, and
@@ -129,6 +230,109 @@ impl<'a> Group<'a> {
 
     pub fn finish(self) {
         self.inner.finish();
+    }
+}
+
+/// A group's settings as a bench adjusts them ([`Group::criterion`]): the
+/// quick preset turns a bench's sample count into [`QUICK_SAMPLES`] and its
+/// times into a tenth (at least 20 ms); anything else reaches Criterion's
+/// group through `Deref`.
+pub struct Tuner<'g, 'a> {
+    group: &'g mut BenchmarkGroup<'a, WallTime>,
+    preset: Preset,
+}
+
+impl Tuner<'_, '_> {
+    pub fn sample_size(&mut self, n: usize) -> &mut Self {
+        self.group.sample_size(self.preset.samples(n));
+        self
+    }
+
+    pub fn warm_up_time(&mut self, d: Duration) -> &mut Self {
+        self.group.warm_up_time(self.preset.scaled(d));
+        self
+    }
+
+    pub fn measurement_time(&mut self, d: Duration) -> &mut Self {
+        self.group.measurement_time(self.preset.scaled(d));
+        self
+    }
+
+    pub fn sampling_mode(&mut self, mode: SamplingMode) -> &mut Self {
+        self.group.sampling_mode(mode);
+        self
+    }
+
+    pub fn nresamples(&mut self, n: usize) -> &mut Self {
+        self.group.nresamples(self.preset.nresamples(n));
+        self
+    }
+}
+
+impl<'a> std::ops::Deref for Tuner<'_, 'a> {
+    type Target = BenchmarkGroup<'a, WallTime>;
+    fn deref(&self) -> &Self::Target {
+        self.group
+    }
+}
+
+impl std::ops::DerefMut for Tuner<'_, '_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.group
+    }
+}
+
+/// The prefix of the stdout line a bench prints after a benchmark measured
+/// while other work ran (`lmbench run` echoes it).
+pub const BUSY_LINE: &str = "busy: ";
+
+/// True when this process writes results: a measurement, not Criterion's
+/// test mode, `--list` or a `--profile-time` run (which measure nothing).
+fn records_results() -> bool {
+    !test_mode() && !std::env::args().any(|a| a == "--profile-time" || a == "--list")
+}
+
+/// Where Criterion writes this bench's results, found as Criterion finds
+/// it: `$CRITERION_HOME`, `$CARGO_TARGET_DIR/criterion`, else the
+/// `criterion` directory of the target directory this bench binary was
+/// built into (`<target>/<profile>/deps/<bench>-<hash>`).
+pub fn criterion_home() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    if let Some(h) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(h);
+    }
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(t).join("criterion");
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.ancestors().nth(3).map(|t| t.join("criterion")))
+        .unwrap_or_else(|| PathBuf::from("target/criterion"))
+}
+
+/// Writes a benchmark's activity record (atomically: a temporary file
+/// renamed). A failure to write is a warning, not a failed measurement.
+fn record_activity(metric: &Metric, a: &activity::Activity) {
+    let dir = criterion_home().join(metric.id);
+    let path = dir.join(activity::ACTIVITY_FILE);
+    let tmp = dir.join(format!(
+        ".{}.{}",
+        activity::ACTIVITY_FILE,
+        std::process::id()
+    ));
+    let written = serde_json::to_vec_pretty(a)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| {
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(&tmp, bytes)?;
+            std::fs::rename(&tmp, &path)
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        eprintln!("{}: cannot write {}: {e}", metric.id, path.display());
+    }
+    if a.is_busy(activity::BUSY_CPUS) {
+        println!("{BUSY_LINE}{}: {}", metric.id, a.describe());
     }
 }
 

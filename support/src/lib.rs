@@ -1,5 +1,6 @@
 //! lmbench-support: what every lmbench-rs bench and the CLI share.
 //!
+//! - [`activity`]: what else the machine did while a benchmark ran.
 //! - [`catalog`]: the registry of metrics and summary tables.
 //! - [`chase`]: pointer-chase chains for the memory-latency benches.
 //! - [`ops`]: dependency chains of basic operations (lat_ops).
@@ -15,6 +16,9 @@
 //! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
 //! - [`remote`]: `lmbench serve`, its protocol, and the remote benches' client.
 
+pub mod activity;
+#[cfg(target_os = "linux")]
+mod activity_linux;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
