@@ -8,7 +8,9 @@
 //! its buffer too, so the copy is not page-aligned). Throughput is counted
 //! as 10 x 2^20 bytes per iteration, reported in MB/s with MB = 10^6.
 //! A short read is fine (pipes return what is there); end of stream or an
-//! error fails the bench. The writer is killed and reaped when we are done.
+//! error fails the bench, and so does a writer that stops: each 10 MB has
+//! a 3 s deadline (`harness::timed_reads`: a timer, no thread). The writer
+//! is killed and reaped when we are done.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::bw_pipe::{self as cat, PROGRAM};

@@ -8,7 +8,9 @@
 //! of up to MSG bytes. Two message sizes: 64 KB and 10 MB (lmbench's
 //! summary uses 10 MB). The connection is set up and 10 MB read once
 //! before timing (warm-up); Criterion warms up further. Any error or end
-//! of stream fails the bench; the writer is killed and reaped at the end.
+//! of stream fails the bench, and so does a writer that stops: each 10 MB
+//! has a 3 s deadline (`harness::timed_reads`); the writer is killed and
+//! reaped at the end.
 //! (Linux doubles the requested buffer sizes, as it does for lmbench.)
 //!
 //! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
@@ -26,7 +28,7 @@
 //! loop, as the local peer does.
 
 use std::os::fd::AsRawFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::bw::{self, kernels::Buf};
@@ -34,7 +36,7 @@ use lmbench_support::catalog::{
     bw_tcp::{self as cat, PROGRAM},
     Metric,
 };
-use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::harness::{check, config, timed_reads, timed_transfer, Class, Group};
 use lmbench_support::remote;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -70,16 +72,8 @@ fn bw_tcp(c: &mut Criterion) {
         let fd = sock.as_raw_fd();
         let mut buf = check(m, "buffer", Buf::new(msg, 0));
         let buf = buf.as_bytes_mut();
-        check(m, "untimed transfer", bw::read_total(fd, buf, bw::MOVE));
-        g.bench(m, |iters| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                if let Err(e) = bw::read_total(fd, buf, bw::MOVE) {
-                    failed(m, e);
-                }
-            }
-            t.elapsed()
-        });
+        check(m, "untimed transfer", timed_transfer(fd, buf));
+        g.bench(m, |iters| timed_reads(m, fd, buf, iters));
         // Close our end first: the writer sees a reset and exits; the
         // guard then reaps it.
         drop(sock);

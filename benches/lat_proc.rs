@@ -13,14 +13,16 @@
 //! grows with the parent's address space; Criterion's process is large and
 //! multi-threaded (and its child could only make async-signal-safe calls).
 //! lmbench forks from its small benchmark process; so do we. Every child's
-//! exit status is checked; a failed child fails the bench.
+//! exit status is checked; a failed child fails the bench. A helper that
+//! stops answering fails it too, after ten times the time its request
+//! should take plus 10 s (`Peer::call_timed`).
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::{lat_proc as cat, Metric};
 use lmbench_support::harness::{check, config, Class, Group};
-use lmbench_support::proc::{Peer, REPLY_TIMEOUT};
+use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 const HELLO: &str = env!("CARGO_BIN_EXE_lmbench-hello");
@@ -44,14 +46,10 @@ fn lat_proc(c: &mut Criterion) {
         check(
             metric,
             "one untimed creation",
-            peer.call(&request(1), REPLY_TIMEOUT),
+            peer.call_timed(&request(1), 1),
         );
         g.bench(metric, |iters| {
-            let ns = check(
-                metric,
-                "peer",
-                peer.call_u64(&request(iters), REPLY_TIMEOUT),
-            );
+            let ns = check(metric, "peer", peer.call_timed(&request(iters), iters));
             Duration::from_nanos(ns)
         });
     }

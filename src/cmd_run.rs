@@ -4,7 +4,6 @@
 //! `target/lmbench/run.log`; its "time:" lines are echoed as they come.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -66,17 +65,16 @@ pub fn run(opts: Options) -> Result<()> {
         .transpose()?;
     let facts = lmbench_support::machine::Facts::collect();
     let root = workspace::root();
-    let log_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("lmbench");
-    std::fs::create_dir_all(&log_dir).with_context(|| format!("creating {}", log_dir.display()))?;
+    let log_dir = lmbench::lock::run_dir();
+    // One run per checkout: a second would share the CPU and interleave
+    // its results with ours. Held until we return (or die).
+    let _lock = lmbench::lock::lock_run(&log_dir)?;
     let log_path = log_dir.join("run.log");
     let mut log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
 
     eprintln!("building benches (cargo bench --no-run)...");
-    let status = Command::new(cargo())
+    let status = lmbench_support::proc::die_with_parent(&mut Command::new(cargo()))
         .current_dir(&root)
         .args(["bench", "--no-run", "--quiet"])
         .status()
@@ -97,7 +95,10 @@ pub fn run(opts: Options) -> Result<()> {
         for (i, p) in programs.iter().enumerate() {
             eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
             let started = Instant::now();
+            // cargo dies with us (and the bench with cargo, see
+            // harness::config), so a killed run leaves no bench behind.
             let mut cmd = Command::new(cargo());
+            lmbench_support::proc::die_with_parent(&mut cmd);
             cmd.current_dir(&root)
                 .args(["bench", "--quiet", "--bench", p.name, "--"])
                 .env(

@@ -169,6 +169,8 @@ pub fn save_run(mut run: Run, machine: &str, opts: &Options) -> Result<PathBuf> 
 
 /// `lmbench save`.
 pub fn run(opts: Options) -> Result<()> {
+    // Held shared until the save is done: no run starts meanwhile.
+    let _no_run = lmbench::lock::refuse_during_run()?;
     let machine = precheck(&opts)?;
     let mut live = store::live()?;
     retain_matching(&mut live, opts.filter.as_deref())?;

@@ -70,15 +70,17 @@ enum Throughput {
     Other,
 }
 
-fn load<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
+fn parse<T: for<'de> Deserialize<'de>>(path: &Path, text: &str) -> Result<T> {
+    serde_json::from_str(text).with_context(|| {
         format!(
             "{} is not valid Criterion output (delete it or re-run the bench)",
             path.display()
         )
     })
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
 }
 
 /// Reads one benchmark's latest (`new`) results; `None` if it never ran.
@@ -87,12 +89,42 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
     if !dir.join("estimates.json").exists() {
         return Ok(None);
     }
-    let est: Estimates = load(&dir.join("estimates.json"))?;
-    let sample: Sample = load(&dir.join("sample.json"))?;
-    let bench: Benchmark = load(&dir.join("benchmark.json"))?;
+    let estimates = read(&dir.join("estimates.json"))?;
+    let sample = read(&dir.join("sample.json"))?;
+    let benchmark = read(&dir.join("benchmark.json"))?;
+    let mut stats = parse_benchmark(&dir, &estimates, &sample, &benchmark)?;
+    stats.activity = read_activity(&home.join(id), &dir.join("estimates.json"))
+        .into_iter()
+        .collect();
+    Ok(Some(stats))
+}
+
+/// One benchmark's statistics from the texts of its `estimates.json`,
+/// `sample.json` and `benchmark.json` (read from `dir`, which errors name).
+/// Any text gives statistics or an error, never a panic.
+pub fn parse_benchmark(
+    dir: &Path,
+    estimates: &str,
+    sample: &str,
+    benchmark: &str,
+) -> Result<MetricStats> {
+    let est: Estimates = parse(&dir.join("estimates.json"), estimates)?;
+    let sample: Sample = parse(&dir.join("sample.json"), sample)?;
+    let bench: Benchmark = parse(&dir.join("benchmark.json"), benchmark)?;
     if sample.iters.len() != sample.times.len() || sample.iters.is_empty() {
         bail!(
             "{}: iters and times differ in length or are empty",
+            dir.join("sample.json").display()
+        );
+    }
+    // Criterion writes positive iteration counts and finite times; anything
+    // else (a hand edit, another tool) would make per-iteration figures
+    // infinite or NaN, which no saved run.json can hold.
+    let bad_iters = sample.iters.iter().any(|i| !(i.is_finite() && *i > 0.0));
+    let bad_times = sample.times.iter().any(|t| !(t.is_finite() && *t >= 0.0));
+    if bad_iters || bad_times {
+        bail!(
+            "{}: iteration counts must be positive and times finite and not negative (delete it or re-run the bench)",
             dir.join("sample.json").display()
         );
     }
@@ -106,7 +138,7 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
         Some(Throughput::BytesDecimal(b)) | Some(Throughput::Bytes(b)) => Some(b),
         _ => None,
     };
-    Ok(Some(MetricStats {
+    Ok(MetricStats {
         median_ns: est.median.point_estimate,
         mean_ns: est.mean.point_estimate,
         mean_ci_ns: (
@@ -120,10 +152,8 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
         times_ns: sample.times,
         bytes_per_iter,
         rep_sizes: Vec::new(),
-        activity: read_activity(&home.join(id), &dir.join("estimates.json"))
-            .into_iter()
-            .collect(),
-    }))
+        activity: Vec::new(),
+    })
 }
 
 /// What else the machine did while the benchmark ran, as the harness

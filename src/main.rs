@@ -1,6 +1,5 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 
-mod cells;
 mod cmd_compare;
 mod cmd_export;
 mod cmd_import;
@@ -12,12 +11,13 @@ mod cmd_run;
 mod cmd_save;
 mod cmd_serve;
 mod cmd_summary;
-mod criterion;
-mod run;
-mod stats;
-mod store;
-mod table;
-mod workspace;
+use lmbench::cells;
+use lmbench::criterion;
+use lmbench::run;
+use lmbench::stats;
+use lmbench::store;
+use lmbench::table;
+use lmbench::workspace;
 
 use std::process::ExitCode;
 

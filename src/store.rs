@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -21,6 +20,7 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::{self, write_file};
 use crate::run::{Imported, Meta, MetricStats, Origin, Run};
 use crate::{criterion, workspace};
 
@@ -257,7 +257,18 @@ pub fn load(dir: &Path) -> Result<Run> {
     let run_path = dir.join("run.json");
     let text = fs::read_to_string(&run_path)
         .with_context(|| format!("cannot read {}", run_path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
+    let facts_path = dir.join("machine.json");
+    let facts_text = fs::read_to_string(&facts_path)
+        .with_context(|| format!("cannot read {}", facts_path.display()))?;
+    parse_run(dir, &text, &facts_text)
+}
+
+/// A saved run from the texts of its `run.json` and `machine.json` (read
+/// from `dir`, which errors name): what [`load`] checks, without the file
+/// system. Any text gives a run or an error, never a panic.
+pub fn parse_run(dir: &Path, run_json: &str, machine_json: &str) -> Result<Run> {
+    let run_path = dir.join("run.json");
+    let value: serde_json::Value = serde_json::from_str(run_json)
         .map_err(|e| anyhow::anyhow!("{} is corrupt or truncated ({e})", run_path.display()))?;
     match value.get("schema").and_then(|s| s.as_u64()) {
         None => bail!(
@@ -273,9 +284,7 @@ pub fn load(dir: &Path) -> Result<Run> {
     let file: RunFile = serde_json::from_value(value)
         .map_err(|e| anyhow::anyhow!("{} is corrupt ({e})", run_path.display()))?;
     let facts_path = dir.join("machine.json");
-    let facts_text = fs::read_to_string(&facts_path)
-        .with_context(|| format!("cannot read {}", facts_path.display()))?;
-    let machine: Facts = serde_json::from_str(&facts_text)
+    let machine: Facts = serde_json::from_str(machine_json)
         .map_err(|e| anyhow::anyhow!("{} is corrupt or truncated ({e})", facts_path.display()))?;
     for (id, m) in &file.metrics {
         if m.stats.iters.len() != m.stats.times_ns.len() || m.stats.iters.is_empty() {
@@ -313,10 +322,14 @@ pub struct SaveOptions<'a> {
     pub profiles: &'a [(String, PathBuf)],
 }
 
-/// Saves `run` as `<root>/<machine>/<label>/`, atomically: everything is
-/// written to a temporary directory beside it, then renamed into place. An
-/// existing label is replaced only with `force`, and then only once the new
-/// one is complete.
+/// How long a save waits for another save to the same machine directory.
+const SAVE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Saves `run` as `<root>/<machine>/<label>/`, atomically (see
+/// `crate::atomic`): a reader, a kill at any moment, or a full disk leaves
+/// the old run or the new one, complete. Saves to one machine directory
+/// take turns (a lock), so of two saves of one label the second finds it
+/// taken and fails; an existing label is replaced only with `force`.
 pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
     check_name("machine", opts.machine)?;
     check_name("label", opts.label)?;
@@ -324,12 +337,20 @@ pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
     if run.metrics.is_empty() && imported_cells == 0 {
         bail!("nothing to save: the run has no metric results");
     }
+    check_finite(run)?;
     if root.exists() && !root.is_dir() {
         bail!("results directory {} is not a directory", root.display());
     }
     let mdir = root.join(opts.machine);
     fs::create_dir_all(&mdir)
         .with_context(|| format!("cannot write results directory {}", mdir.display()))?;
+    let _lock = crate::lock::Lock::acquire(
+        &mdir,
+        SAVE_LOCK_PATIENCE,
+        &format!("another `lmbench save` to {}", mdir.display()),
+    )?;
+    atomic::sweep_stale(&mdir);
+    atomic::crash_point();
     let dest = mdir.join(opts.label);
     if dest.exists() && !opts.force {
         bail!(
@@ -337,36 +358,45 @@ pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
             dest.display()
         );
     }
-    let tmp = mdir.join(format!(".tmp-{}-{}", opts.label, std::process::id()));
+    let tmp = atomic::tmp_dir(&mdir, opts.label);
     let _ = fs::remove_dir_all(&tmp);
-    let written = write_run_dir(&tmp, run, opts);
-    if let Err(e) = written {
+    if let Err(e) = write_run_dir(&tmp, run, opts) {
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    if dest.exists() {
-        // rename(2) cannot replace a non-empty directory: move the old one
-        // aside, move the new one in, and only then delete the old.
-        let old = mdir.join(format!(".old-{}-{}", opts.label, std::process::id()));
-        if let Err(e) = fs::rename(&dest, &old) {
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
-        }
-        if let Err(e) = fs::rename(&tmp, &dest) {
-            let _ = fs::rename(&old, &dest);
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
-        }
-        let _ = fs::remove_dir_all(&old);
-    } else if let Err(e) = fs::rename(&tmp, &dest) {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(e).with_context(|| format!("cannot create {}", dest.display()));
-    }
+    atomic::publish(&tmp, &dest, opts.force)?;
     Ok(dest)
 }
 
-fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
-    fs::create_dir(tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+/// JSON has no NaN or infinity (serde_json would write `null`, which no
+/// reader takes back): a run holding one is refused before anything is
+/// written, naming the metric.
+fn check_finite(run: &Run) -> Result<()> {
+    for (id, s) in &run.metrics {
+        let figures = [
+            s.median_ns,
+            s.mean_ns,
+            s.mean_ci_ns.0,
+            s.mean_ci_ns.1,
+            s.min_ns,
+            s.mad_ns,
+            s.std_dev_ns,
+        ];
+        if !figures
+            .iter()
+            .chain(&s.iters)
+            .chain(&s.times_ns)
+            .all(|v| v.is_finite())
+        {
+            bail!("cannot save {id}: its results hold a value that is not a finite number (re-run the bench)");
+        }
+    }
+    Ok(())
+}
+
+/// The texts of `run.json` and `machine.json` for `run` saved as
+/// `machine/label`: what [`parse_run`] reads back.
+pub fn to_json(run: &Run, machine: &str, label: &str) -> Result<(Vec<u8>, Vec<u8>)> {
     let metrics = run
         .metrics
         .iter()
@@ -386,17 +416,24 @@ fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
         } else {
             SCHEMA_MEASURED
         },
-        machine: opts.machine.to_string(),
-        label: opts.label.to_string(),
+        machine: machine.to_string(),
+        label: label.to_string(),
         meta: run.meta.clone(),
         metrics,
         imported: run.imported.clone(),
     };
-    write_file(&tmp.join("run.json"), &serde_json::to_vec_pretty(&file)?)?;
-    write_file(
-        &tmp.join("machine.json"),
-        &serde_json::to_vec_pretty(&run.machine)?,
-    )?;
+    Ok((
+        serde_json::to_vec_pretty(&file)?,
+        serde_json::to_vec_pretty(&run.machine)?,
+    ))
+}
+
+fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
+    fs::create_dir(tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    atomic::crash_point();
+    let (run_json, machine_json) = to_json(run, opts.machine, opts.label)?;
+    write_file(&tmp.join("run.json"), &run_json)?;
+    write_file(&tmp.join("machine.json"), &machine_json)?;
     write_file(&tmp.join("SUMMARY.txt"), opts.summary.as_bytes())?;
     if !opts.profiles.is_empty() {
         let pdir = tmp.join("profiles");
@@ -408,14 +445,6 @@ fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f =
-        fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    f.write_all(bytes)
-        .and_then(|_| f.sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes `bytes` to `path` atomically (temporary file beside it, renamed).

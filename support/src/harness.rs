@@ -21,6 +21,9 @@ use crate::catalog::{Metric, Program};
 /// measurements), so they are off unless `LMBENCH_PLOTS=1`; the estimates,
 /// samples and `lmbench summary`/`plot` do not need them.
 pub fn config() -> Criterion {
+    // A bench outlives neither `cargo bench` nor `lmbench run`.
+    crate::proc::die_with_parent_self();
+    crate::leaks::check_at_exit();
     // Plotters is pure Rust and always there. The profiler runs only
     // under `--profile-time` (see crate::profile).
     let c = Criterion::default()
@@ -475,22 +478,45 @@ pub fn stream_read_bw(
     let buf = &mut buf.as_bytes_mut()[128..128 + bw::XFER];
     let fd = rd.as_raw_fd();
     // Checked once before timing: the writer is up and delivers.
-    check(
-        metric,
-        "untimed transfer",
-        bw::read_total(fd, buf, bw::MOVE),
-    );
+    check(metric, "untimed transfer", timed_transfer(fd, buf));
 
     let mut g = Group::new(c, program, Class::Bandwidth);
     g.bytes_per_iter(bw::MOVE as u64);
-    g.bench(metric, |iters| {
-        let t = Instant::now();
-        for _ in 0..iters {
-            if let Err(e) = bw::read_total(fd, buf, bw::MOVE) {
-                failed(metric, e);
-            }
-        }
-        t.elapsed()
-    });
+    g.bench(metric, |iters| timed_reads(metric, fd, buf, iters));
     g.finish();
+}
+
+/// One transfer of `bw::MOVE` bytes under the same deadline as the timed
+/// ones, for the untimed check before timing.
+pub fn timed_transfer(fd: std::os::fd::RawFd, buf: &mut [u8]) -> std::io::Result<()> {
+    let stall = crate::stall::Stall::new()?;
+    stall.arm(crate::bw::STALL);
+    let r = crate::bw::read_total(fd, buf, crate::bw::MOVE);
+    stall.disarm();
+    r
+}
+
+/// The timed body of the stream bandwidth benches (bw_pipe, bw_unix,
+/// bw_tcp): `iters` times, read `bw::MOVE` bytes from `fd`. Each iteration
+/// has a deadline of `bw::STALL` (one timer_settime(2) per 10 MB), so a
+/// writer that stops fails the bench with the metric id instead of hanging
+/// it, with no thread and nothing added to the reads themselves.
+pub fn timed_reads(
+    metric: &Metric,
+    fd: std::os::fd::RawFd,
+    buf: &mut [u8],
+    iters: u64,
+) -> Duration {
+    let stall = check(metric, "deadline timer", crate::stall::Stall::new());
+    let t = Instant::now();
+    for _ in 0..iters {
+        stall.arm(crate::bw::STALL);
+        if let Err(e) = crate::bw::read_total(fd, buf, crate::bw::MOVE) {
+            stall.disarm();
+            failed(metric, e);
+        }
+    }
+    let took = t.elapsed();
+    stall.disarm();
+    took
 }

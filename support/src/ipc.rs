@@ -214,6 +214,16 @@ pub fn set_recv_timeout(fd: RawFd, t: Duration) -> io::Result<()> {
     setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, &tv)
 }
 
+/// SO_SNDTIMEO: a write that blocks longer (a peer that stopped reading
+/// while our send buffer is full) fails with EAGAIN/EWOULDBLOCK.
+pub fn set_send_timeout(fd: RawFd, t: Duration) -> io::Result<()> {
+    let tv = libc::timeval {
+        tv_sec: t.as_secs() as libc::time_t,
+        tv_usec: t.subsec_micros() as libc::suseconds_t,
+    };
+    setsockopt(fd, libc::SOL_SOCKET, libc::SO_SNDTIMEO, &tv)
+}
+
 /// SO_LINGER {on, 0}: close(2) resets the connection (RST) instead of the
 /// FIN handshake, so no TIME_WAIT socket is left behind.
 pub fn set_linger_zero(fd: RawFd) -> io::Result<()> {

@@ -31,6 +31,18 @@ pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
+/// Makes this process die (SIGKILL) when its parent does: a bench binary
+/// calls it first, so killing `cargo bench` or `lmbench run` (which passes
+/// the same to cargo) takes the bench, and through its guards its peers,
+/// with it. A no-op outside Linux.
+pub fn die_with_parent_self() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    // SAFETY: prctl(2) with integer arguments touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    }
+}
+
 /// A child process killed (SIGKILL) and reaped on drop.
 #[derive(Debug)]
 pub struct ChildGuard {
@@ -86,8 +98,14 @@ pub struct Peer {
     stdin: ChildStdin,
     stdout: ChildStdout,
     pending: Vec<u8>,
+    /// Nanoseconds per operation of the last timed request, which scales
+    /// the next one's timeout ([`call_timed`](Self::call_timed)).
+    ns_per_op: Option<f64>,
     guard: ChildGuard,
 }
+
+/// What a timed request may take beyond ten times its expected duration.
+pub const TIMED_SLACK: Duration = Duration::from_secs(10);
 
 impl Peer {
     /// Starts `program args...` with piped stdin/stdout (stderr inherited, so
@@ -104,6 +122,7 @@ impl Peer {
             stdin,
             stdout,
             pending: Vec::new(),
+            ns_per_op: None,
             guard,
         })
     }
@@ -139,6 +158,26 @@ impl Peer {
                 format!("peer replied {payload:?} to {request:?}, want a number"),
             )
         })
+    }
+
+    /// A request that times `ops` operations in the peer and replies their
+    /// nanoseconds. Its timeout follows the work asked: ten times what the
+    /// last timed request's rate predicts, plus [`TIMED_SLACK`] (before any
+    /// rate is known, [`REPLY_TIMEOUT`]). So a peer that stops answering
+    /// fails the bench within seconds, while a long sample still has all
+    /// the time it needs.
+    pub fn call_timed(&mut self, request: &str, ops: u64) -> io::Result<u64> {
+        let timeout = match self.ns_per_op {
+            Some(ns) => {
+                TIMED_SLACK + Duration::from_secs_f64((ns * ops as f64 * 10.0 / 1e9).min(1e6))
+            }
+            None => REPLY_TIMEOUT,
+        };
+        let ns = self.call_u64(request, timeout)?;
+        if ops > 0 {
+            self.ns_per_op = Some(ns as f64 / ops as f64);
+        }
+        Ok(ns)
     }
 
     fn read_line(&mut self, timeout: Duration) -> io::Result<String> {

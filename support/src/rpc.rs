@@ -170,15 +170,22 @@ pub fn frame(msg: &[u8]) -> Vec<u8> {
 }
 
 /// Reassembles records from a TCP byte stream (record marking, RFC 5531
-/// section 11): fragments are joined until the last-fragment bit.
+/// section 11): fragments are joined until the last-fragment bit. Memory
+/// stays bounded: a record over [`MAX_RECORD`] is an error, and consumed
+/// bytes are dropped at the next [`push`](RecordBuf::push), so many small
+/// records cost linear time, not a copy of the buffer each.
 #[derive(Default)]
 pub struct RecordBuf {
     pending: Vec<u8>,
+    /// How much of `pending` earlier records consumed.
+    start: usize,
     record: Vec<u8>,
 }
 
 impl RecordBuf {
     pub fn push(&mut self, bytes: &[u8]) {
+        self.pending.drain(..self.start);
+        self.start = 0;
         self.pending.extend_from_slice(bytes);
     }
 
@@ -186,7 +193,8 @@ impl RecordBuf {
     /// for a record over [`MAX_RECORD`] (the connection should be closed).
     pub fn next_record(&mut self) -> io::Result<Option<Vec<u8>>> {
         loop {
-            let Some(head) = self.pending.first_chunk::<4>() else {
+            let rest = &self.pending[self.start..];
+            let Some(head) = rest.first_chunk::<4>() else {
                 return Ok(None);
             };
             let head = u32::from_be_bytes(*head);
@@ -197,15 +205,30 @@ impl RecordBuf {
                     format!("RPC record over {MAX_RECORD} bytes"),
                 ));
             }
-            if self.pending.len() < 4 + len {
+            if rest.len() < 4 + len {
                 return Ok(None);
             }
-            self.record.extend_from_slice(&self.pending[4..4 + len]);
-            self.pending.drain(..4 + len);
+            self.record.extend_from_slice(&rest[4..4 + len]);
+            self.start += 4 + len;
             if head & LAST_FRAGMENT != 0 {
                 return Ok(Some(std::mem::take(&mut self.record)));
             }
         }
+    }
+
+    /// The server's side of a TCP connection: takes the bytes one read
+    /// delivered and appends to `out` the framed reply to every record they
+    /// complete (a record that must be dropped gets none). An error means
+    /// the connection must be closed after `out` is sent: a record over
+    /// [`MAX_RECORD`]. Never panics, whatever the bytes.
+    pub fn serve(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+        self.push(bytes);
+        while let Some(msg) = self.next_record()? {
+            if let Some(reply) = serve_call(&msg) {
+                out.extend_from_slice(&frame(&reply));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -27,15 +27,13 @@ pub const MOVE: usize = 10 << 20;
 /// Socket buffer size bw_tcp asks for on both ends (lmbench: 1 MB).
 pub const TCP_BUF: usize = 1 << 20;
 
-/// Parses an id size segment ("4k", "64m", "1g", "512") into bytes (binary).
+/// Parses an id size segment into bytes (binary): the tokens
+/// `chase::size_name` writes ("512b", "4k", "64m", "1g"), or a bare byte
+/// count ("512"). One grammar with `chase::parse_size`, so every token the
+/// catalog spells means the same size to both (tests/round_trips.rs).
 pub fn parse_size(s: &str) -> Option<usize> {
-    let (num, shift) = match s.as_bytes().last()? {
-        b'k' => (&s[..s.len() - 1], 10),
-        b'm' => (&s[..s.len() - 1], 20),
-        b'g' => (&s[..s.len() - 1], 30),
-        _ => (s, 0),
-    };
-    num.parse::<usize>().ok()?.checked_mul(1 << shift)
+    let bytes = crate::chase::parse_size(s).or_else(|| s.parse::<u64>().ok())?;
+    usize::try_from(bytes).ok()
 }
 
 fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
@@ -86,14 +84,29 @@ pub fn accept_within(l: &TcpListener, timeout: Duration) -> io::Result<TcpStream
     Ok(l.accept()?.0)
 }
 
+/// How long a bandwidth reader waits for data before it fails: the
+/// deadline of each timed iteration (10 MB), armed with `stall::Stall`.
+pub const STALL: Duration = Duration::from_secs(3);
+
 /// Reads exactly `total` bytes from `fd` in reads of at most `buf.len()`.
-/// End of file before that is an error.
+/// End of file before that is an error, and so is a read interrupted by a
+/// `stall::Stall` deadline (EINTR).
 #[inline]
 pub fn read_total(fd: RawFd, buf: &mut [u8], total: usize) -> io::Result<()> {
     let mut left = total;
     while left > 0 {
         let want = left.min(buf.len());
-        let n = crate::sys::read(fd, &mut buf[..want])?;
+        let n = crate::sys::read(fd, &mut buf[..want]).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                // A `stall::Stall` deadline passed with the read blocked.
+                io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no data for {STALL:?} with {left} of {total} bytes unread (the writer stopped)"),
+                )
+            } else {
+                e
+            }
+        })?;
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,

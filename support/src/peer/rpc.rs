@@ -2,13 +2,15 @@
 //! version 1 (see `crate::rpc`). It inherits a bound UDP socket as fd 3 and
 //! a listening TCP socket as fd 4, and serves both, and any number of TCP
 //! connections, from one poll(2) loop. A malformed call gets an RPC error
-//! reply or is dropped; an oversized or broken TCP record closes that
-//! connection only. Nothing a client sends can stop the server.
+//! reply or is dropped; an oversized or broken TCP record, or a client
+//! that stops reading its replies (a write blocked for
+//! `ipc::ANSWER_TIMEOUT`), closes that connection only. Reads are bounded:
+//! 64 KiB per read, records of at most `rpc::MAX_RECORD`. Nothing a client sends can stop the server.
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
-use crate::rpc::{frame, serve_call, RecordBuf};
+use crate::rpc::{serve_call, RecordBuf};
 use crate::{ipc, sys};
 
 const UDP: RawFd = 3;
@@ -48,7 +50,10 @@ pub fn main(args: &[String]) -> io::Result<()> {
         }
         if pfds[1].revents != 0 {
             if let Ok(c) = ipc::accept(LISTENER) {
-                if conns.len() < MAX_CONNS {
+                // A client that stops reading our replies must not stall
+                // the server: a write blocked this long drops it.
+                let bounded = ipc::set_send_timeout(c.as_raw_fd(), ipc::ANSWER_TIMEOUT).is_ok();
+                if bounded && conns.len() < MAX_CONNS {
                     conns.push((c, RecordBuf::default()));
                 }
             }
@@ -109,23 +114,14 @@ fn serve_stream(fd: RawFd, rb: &mut RecordBuf, buf: &mut [u8]) -> bool {
         Ok(0) | Err(_) => return false,
         Ok(n) => n,
     };
-    rb.push(&buf[..n]);
-    loop {
-        match rb.next_record() {
-            Ok(Some(msg)) => {
-                if let Some(reply) = serve_call(&msg) {
-                    let out = frame(&reply);
-                    let mut sent = 0;
-                    while sent < out.len() {
-                        match sys::write(fd, &out[sent..]) {
-                            Ok(k) => sent += k,
-                            Err(_) => return false,
-                        }
-                    }
-                }
-            }
-            Ok(None) => return true,
+    let mut out = Vec::new();
+    let keep = rb.serve(&buf[..n], &mut out).is_ok();
+    let mut sent = 0;
+    while sent < out.len() {
+        match sys::write(fd, &out[sent..]) {
+            Ok(k) => sent += k,
             Err(_) => return false,
         }
     }
+    keep
 }

@@ -1,0 +1,15 @@
+//! The CLI's data layer as a library: reading Criterion's results, the
+//! saved-run store, the one run type, its statistics and the table layout.
+//! The `lmbench` binary uses it, and so do what must call these readers
+//! directly: the fuzz targets under `fuzz/` and the property tests.
+//! (The subcommands stay in the binary.)
+
+pub mod atomic;
+pub mod cells;
+pub mod criterion;
+pub mod lock;
+pub mod run;
+pub mod stats;
+pub mod store;
+pub mod table;
+pub mod workspace;
