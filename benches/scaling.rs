@@ -13,7 +13,9 @@
 //! perfect scaling the figure is flat in COPIES; the summary's efficiency
 //! at N is (time at 1) / (time at N), and aggregate operations per second
 //! are COPIES / time. memrd is a bandwidth (aggregate MB/s, every copy
-//! summing its own 32 MiB once per iteration).
+//! summing its own buffer once per iteration; the buffers together span
+//! four times the largest cache, at least 64 MiB, at every copy count, so
+//! the copies always read memory, never the shared last-level cache).
 //!
 //! Threads are the point of the thread mode (shared mm and fd table: the
 //! locks a scalability patch is about); the driver sleeps while copies run.
@@ -24,7 +26,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::scaling::{COPIES, PROGRAM, SERIES};
 use lmbench_support::harness::{check, config, Class, Group};
-use lmbench_support::peer::scale::MEMRD_BYTES;
+use lmbench_support::peer::scale::memrd_bytes;
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -53,19 +55,21 @@ fn scaling(c: &mut Criterion) {
         for (copies, metric) in COPIES.iter().zip(s.metrics) {
             let k = copies.count(n);
             if s.op == "memrd" {
-                let need = (k * MEMRD_BYTES) as u64;
+                let need = (k * memrd_bytes(k)) as u64;
                 if avail.is_some_and(|a| need > a / 2) {
-                    g.skip(
-                        metric,
-                        format!("{k} copies of 32 MiB exceed half the available memory"),
+                    let why = format!(
+                        "{} MiB of buffers exceed half the available memory",
+                        need >> 20
                     );
+                    g.skip(metric, why);
                     continue;
                 }
                 g.bytes_per_iter(need);
             }
             let dir = check(metric, "scratch dir", lmbench_support::fs::scratch_dir());
             let dir_s = dir.path().to_string_lossy().into_owned();
-            let args = ["scale", s.op, &k.to_string(), s.mode, &dir_s];
+            let bytes = memrd_bytes(k).to_string();
+            let args = ["scale", s.op, &k.to_string(), s.mode, &dir_s, &bytes];
             let mut peer = check(metric, "start lmbench-peer scale", Peer::spawn(PEER, &args));
             check(metric, "untimed batch", peer.call_timed("run 1", 1));
             g.bench(metric, |iters| {

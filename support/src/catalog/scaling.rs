@@ -7,7 +7,8 @@
 //! figure stays flat with the copy count under perfect scaling, and the
 //! efficiency at N is (time at 1) / (time at N). Memory read is a
 //! bandwidth: aggregate MB/s of all copies, efficiency = MB/s at N /
-//! (N x MB/s at 1).
+//! (N x MB/s at 1) (a fixed footprint of 4x the largest cache shared out among
+//! the copies, so every count reads memory).
 use super::{Metric, Program, Unit::MBps, Unit::Micros};
 
 pub static NULL_PROC_C1: Metric = Metric::median(
@@ -164,37 +165,37 @@ pub static MEMRD_PROC_C1: Metric = Metric {
     id: "scaling/memrd_proc/c1",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "1 copy at once (copies are processes): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "1 copy at once (copies are processes): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 pub static MEMRD_PROC_CN: Metric = Metric {
     id: "scaling/memrd_proc/cn",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "N copies (N = the CPUs this process may use) at once (copies are processes): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "N copies (N = the CPUs this process may use) at once (copies are processes): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 pub static MEMRD_PROC_C2N: Metric = Metric {
     id: "scaling/memrd_proc/c2n",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "2N copies at once (copies are processes): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "2N copies at once (copies are processes): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 pub static MEMRD_THREAD_C1: Metric = Metric {
     id: "scaling/memrd_thread/c1",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "1 copy at once (copies are threads of one process): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "1 copy at once (copies are threads of one process): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 pub static MEMRD_THREAD_CN: Metric = Metric {
     id: "scaling/memrd_thread/cn",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "N copies (N = the CPUs this process may use) at once (copies are threads of one process): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "N copies (N = the CPUs this process may use) at once (copies are threads of one process): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 pub static MEMRD_THREAD_C2N: Metric = Metric {
     id: "scaling/memrd_thread/c2n",
     unit: MBps,
     headline: super::Headline::Median,
-    timed: "2N copies at once (copies are threads of one process): every copy sums every 8-byte word of its own 32 MiB buffer once; aggregate MB/s",
+    timed: "2N copies at once (copies are threads of one process): every copy sums every 8-byte word of its own buffer once (the buffers together span 4x the largest cache, at least 64 MiB); aggregate MB/s",
 };
 
 /// How many copies a metric runs, in terms of N.

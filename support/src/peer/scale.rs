@@ -1,4 +1,4 @@
-//! `lmbench-peer scale OP COPIES MODE DIR`: COPIES copies of one operation
+//! `lmbench-peer scale OP COPIES MODE DIR [BYTES]`: COPIES copies of one operation
 //! at once, as processes (`proc`: forked from this small process) or as
 //! threads of this process (`thread`), copy i pinned (Linux) to the i-th
 //! CPU modulo N, N = `std::thread::available_parallelism` (the CPUs this
@@ -10,7 +10,7 @@
 //! the next untouched page of a private 16 MiB NOHUGEPAGE region, emptied
 //! by MADV_DONTNEED every 4096 pages), `open_shared` (open+close of
 //! DIR/shared), `open_own` (open+close of DIR/copy-I), `memrd` (sum every
-//! word of the copy's own 32 MiB buffer).
+//! word of the copy's own buffer of BYTES, see [`memrd_bytes`]).
 //!
 //! Requests: `ping` → `pong COPIES`; `run K` → releases every copy at once
 //! (a futex generation word in shared memory), each does K operations,
@@ -30,8 +30,26 @@ pub fn main(_: &[String]) -> io::Result<()> {
     Err(io::Error::other("scale: Linux-only (futex, affinity)"))
 }
 
-/// Bytes of each copy's buffer in `memrd`.
-pub const MEMRD_BYTES: usize = 32 << 20;
+/// Bytes of each copy's buffer in `memrd` when `copies` run at once: the
+/// copies together span [`memrd_footprint`], so every count reads from
+/// memory, not from the last-level cache (rounded up to whole pages).
+pub fn memrd_bytes(copies: usize) -> usize {
+    (memrd_footprint() / copies.max(1)).next_multiple_of(4096)
+}
+
+/// The memrd footprint of all copies together: four times the largest
+/// cache of cpu0 (sysfs), at least 64 MiB.
+pub fn memrd_footprint() -> usize {
+    let largest = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| crate::machine::read_fact(e.path().join("size")))
+        .filter_map(|s| crate::machine::parse_sysfs_size(&s))
+        .max()
+        .unwrap_or(0) as usize;
+    (4 * largest).max(64 << 20)
+}
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -41,12 +59,22 @@ mod linux {
     use std::os::fd::{AsRawFd, OwnedFd, RawFd};
     use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
-    use super::MEMRD_BYTES;
     use crate::bw::kernels::{frd, Buf};
     use crate::{ipc, kpath, sys, vm};
 
     const FAULT_PAGES: usize = 4096;
     const OPS: [&str; 6] = ["null", "pipe", "fault", "open_shared", "open_own", "memrd"];
+
+    /// What every copy runs.
+    #[derive(Clone)]
+    struct Spec {
+        op: String,
+        dir: String,
+        /// memrd: bytes of each copy's buffer.
+        bytes: usize,
+        threads: bool,
+        copies: usize,
+    }
 
     /// The control block, in memory shared with forked copies.
     #[repr(C)]
@@ -73,11 +101,13 @@ mod linux {
     pub fn main(args: &[String]) -> io::Result<()> {
         let bad = || {
             io::Error::other(format!(
-                "bad arguments {args:?}; want OP COPIES proc|thread DIR"
+                "bad arguments {args:?}; want OP COPIES proc|thread DIR [BYTES]"
             ))
         };
-        let [op, copies, mode, dir] = args else {
-            return Err(bad());
+        let (op, copies, mode, dir, bytes) = match args {
+            [op, copies, mode, dir] => (op, copies, mode, dir, None),
+            [op, copies, mode, dir, b] => (op, copies, mode, dir, Some(b)),
+            _ => return Err(bad()),
         };
         let copies: usize = copies
             .parse()
@@ -88,6 +118,17 @@ mod linux {
             "proc" => false,
             "thread" => true,
             _ => return Err(bad()),
+        };
+        let bytes = match bytes {
+            Some(b) => b.parse().ok().filter(|&b| b > 0).ok_or_else(bad)?,
+            None => super::memrd_bytes(copies),
+        };
+        let spec = Spec {
+            op: op.clone(),
+            dir: dir.clone(),
+            bytes,
+            threads,
+            copies,
         };
         let n = std::thread::available_parallelism()?.get();
         let cpus = kpath::allowed_cpus()?;
@@ -114,16 +155,16 @@ mod linux {
         let mut children = Vec::new();
         for i in 0..copies {
             let cpu = cpu_of(i);
-            let (op, dir) = (op.clone(), dir.clone());
+            let spec = spec.clone();
             if threads {
                 std::thread::Builder::new()
                     .name(format!("copy-{i}"))
-                    .spawn(move || copy(ctl, &op, &dir, i, cpu, true, copies))?;
+                    .spawn(move || copy(ctl, &spec, i, cpu))?;
             } else {
                 // SAFETY: in proc mode this process is single-threaded.
                 let child = unsafe {
                     kpath::fork_child(|| {
-                        copy(ctl, &op, &dir, i, cpu, false, copies);
+                        copy(ctl, &spec, i, cpu);
                         Ok(())
                     })
                 }?;
@@ -176,8 +217,9 @@ mod linux {
     }
 
     /// One copy: pin, build its state, then run each released batch.
-    fn copy(ctl: &Ctl, op: &str, dir: &str, i: usize, cpu: usize, threads: bool, copies: usize) {
-        let state = kpath::pin_to(cpu).and_then(|_| Op::new(op, dir, i, cpu, threads));
+    fn copy(ctl: &Ctl, spec: &Spec, i: usize, cpu: usize) {
+        let (op, copies) = (spec.op.as_str(), spec.copies);
+        let state = kpath::pin_to(cpu).and_then(|_| Op::new(spec, i, cpu));
         let mut state = match state {
             Ok(s) => s,
             Err(e) => {
@@ -223,7 +265,8 @@ mod linux {
     }
 
     impl Op {
-        fn new(op: &str, dir: &str, i: usize, cpu: usize, threads: bool) -> io::Result<Op> {
+        fn new(spec: &Spec, i: usize, cpu: usize) -> io::Result<Op> {
+            let (op, dir, threads) = (spec.op.as_str(), spec.dir.as_str(), spec.threads);
             let path = |name: String| {
                 CString::new(format!("{dir}/{name}")).map_err(|_| io::Error::other("NUL in DIR"))
             };
@@ -261,7 +304,7 @@ mod linux {
                 }
                 "open_shared" => Op::Open(path("shared".into())?),
                 "open_own" => Op::Open(path(format!("copy-{i}"))?),
-                "memrd" => Op::MemRd(Buf::new(MEMRD_BYTES, 1)?),
+                "memrd" => Op::MemRd(Buf::new(spec.bytes.next_multiple_of(64), 1)?),
                 _ => return Err(io::Error::other(format!("unknown op {op:?}; ops: {OPS:?}"))),
             })
         }
