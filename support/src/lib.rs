@@ -27,6 +27,7 @@ pub mod fs;
 pub mod harness;
 pub mod import;
 pub mod ipc;
+pub mod kpath;
 pub mod leaks;
 pub mod machine;
 mod machine_linux;

@@ -14,6 +14,7 @@ pub mod bw_mmap_rd;
 pub mod bw_pipe;
 pub mod bw_tcp;
 pub mod bw_unix;
+pub mod lat_clock;
 pub mod lat_connect;
 pub mod lat_ctx;
 pub mod lat_fs;
@@ -22,16 +23,22 @@ pub mod lat_mmap;
 pub mod lat_ops;
 pub mod lat_pagefault;
 pub mod lat_pipe;
+pub mod lat_poll;
 pub mod lat_proc;
 pub mod lat_rpc;
 pub mod lat_select;
 pub mod lat_sig;
+pub mod lat_spawn;
 pub mod lat_syscall;
 pub mod lat_tcp;
 pub mod lat_udp;
 pub mod lat_unix;
+pub mod lat_uring;
+pub mod lat_vm;
+pub mod lat_wake;
 pub mod mhz;
 pub mod par_mem;
+pub mod scaling;
 pub mod tlb;
 
 pub mod floors;
@@ -174,6 +181,13 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_mem_rd::PROGRAM,
     &tlb::PROGRAM,
     &par_mem::PROGRAM,
+    &lat_clock::PROGRAM,
+    &lat_poll::PROGRAM,
+    &lat_vm::PROGRAM,
+    &lat_wake::PROGRAM,
+    &lat_spawn::PROGRAM,
+    &lat_uring::PROGRAM,
+    &scaling::PROGRAM,
 ];
 
 /// Every metric of every program.

@@ -14,6 +14,9 @@ pub mod ctx;
 pub mod echo;
 pub mod proc;
 pub mod rpc;
+pub mod scale;
+pub mod spawn;
+pub mod wake;
 
 /// Every mode: its name and its entry point (given the arguments after
 /// the mode name).
@@ -27,6 +30,9 @@ static MODES: &[(&str, ModeMain)] = &[
     ("accept", accept::main),
     ("rpc", rpc::main),
     ("bw_write", bw_write::main),
+    ("wake", wake::main),
+    ("spawn", spawn::main),
+    ("scale", scale::main),
 ];
 
 /// Entry point of `lmbench-peer`; returns the exit code.

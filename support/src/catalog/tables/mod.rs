@@ -6,9 +6,11 @@ mod comm_lat;
 mod ctx;
 mod fs_vm;
 mod mem_lat;
+mod modern;
 mod ops;
 mod processes;
 mod remote;
+mod scaling;
 mod sysparams;
 
 pub use comm_bw::COMM_BW;
@@ -16,9 +18,11 @@ pub use comm_lat::COMM_LAT;
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
 pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
+pub use modern::MODERN;
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
 pub use remote::{remote_metrics, REMOTE_BW, REMOTE_LAT};
+pub use scaling::{SCALING, SCALING_AGG};
 pub use sysparams::{tlb_pages, SYSPARAMS};
 
 use super::{Lookup, Table};
@@ -39,6 +43,9 @@ pub static TABLES: &[&Table] = &[
     &COMM_BW,
     &REMOTE_BW,
     &MEM_LAT,
+    &MODERN,
+    &SCALING,
+    &SCALING_AGG,
 ];
 
 /// The clock in MHz: measured when the run has lat_ops, else the OS's

@@ -1,0 +1,360 @@
+//! `lmbench-peer wake KIND [pin]`: wake-up round trips between this small
+//! process and a partner it forks (or, for `futex_thread`, a thread it
+//! starts): the partner sleeps until woken, wakes this process back, and
+//! sleeps again. KIND: `eventfd` (two eventfds, blocking reads), `futex`
+//! (a FUTEX_WAIT/FUTEX_WAKE hand-off on a word of shared memory),
+//! `dgram` (a 1-byte datagram each way on a UNIX datagram socketpair),
+//! `mqueue` (a 1-byte POSIX message each way on two queues, unlinked at
+//! once), `futex_thread` (the futex hand-off with a thread of this process,
+//! private futexes). With `pin`, this process binds itself to its first
+//! allowed CPU before starting the partner, which inherits it: every wake-up
+//! is then a switch on one CPU. Linux-only.
+//!
+//! Requests: `ping` → `pong`; `run N` → N round trips, replying the
+//! nanoseconds. Where KIND cannot be set up (no POSIX queues in this kernel),
+//! every request answers `err unavailable: REASON`, which the bench reports as
+//! a skip. A partner process gets PR_SET_PDEATHSIG and is killed and reaped
+//! when this process ends.
+
+use std::io;
+
+/// What every request gets when the channel could not be set up.
+pub const UNAVAILABLE: &str = "unavailable: ";
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub fn main(args: &[String]) -> io::Result<()> {
+    linux::main(args)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub fn main(_: &[String]) -> io::Result<()> {
+    super::serve(|_| Err(io::Error::other(format!("{UNAVAILABLE}Linux-only"))))
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod linux {
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::sync::atomic::AtomicU32;
+    use std::sync::Arc;
+
+    use super::UNAVAILABLE;
+    use crate::{kpath, sys};
+
+    pub fn main(args: &[String]) -> io::Result<()> {
+        let bad = || io::Error::other(format!("bad arguments {args:?}; want KIND [pin]"));
+        let (kind, pin) = match args {
+            [k] => (k.as_str(), false),
+            [k, p] if p == "pin" => (k.as_str(), true),
+            _ => return Err(bad()),
+        };
+        if pin {
+            let cpus = kpath::allowed_cpus()?;
+            kpath::pin_to(*cpus.first().ok_or_else(|| io::Error::other("no CPU"))?)?;
+        }
+        match Pair::start(kind) {
+            Ok(mut pair) => super::super::serve(|words| match words {
+                ["ping"] => Ok("pong".into()),
+                ["run", n] => {
+                    let n: u64 = n.parse().map_err(|_| bad())?;
+                    let start = sys::now_ns();
+                    for _ in 0..n {
+                        pair.trip()?;
+                    }
+                    Ok((sys::now_ns() - start).to_string())
+                }
+                _ => Err(io::Error::other(format!("bad request {words:?}"))),
+            }),
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => Err(e),
+            Err(e) => super::super::serve(|_| Err(io::Error::other(format!("{UNAVAILABLE}{e}")))),
+        }
+    }
+
+    /// A forked partner, killed and reaped on drop.
+    type Partner = kpath::Forked;
+
+    /// Forks a partner that runs `body` until it fails.
+    fn fork_partner(body: impl FnOnce() -> io::Result<()>) -> io::Result<Partner> {
+        // SAFETY: this process is single-threaded (the futex_thread kind
+        // starts its thread without forking).
+        unsafe { kpath::fork_child(body) }
+    }
+
+    /// A word of memory shared with forked children, unmapped on drop.
+    struct SharedWord(*mut AtomicU32);
+
+    impl SharedWord {
+        fn new() -> io::Result<SharedWord> {
+            let p = crate::vm::map(
+                4096,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+            )?;
+            Ok(SharedWord(p.cast()))
+        }
+        fn get(&self) -> &AtomicU32 {
+            // SAFETY: a live, zeroed, page-aligned shared mapping of ours.
+            unsafe { &*self.0 }
+        }
+    }
+
+    impl Drop for SharedWord {
+        fn drop(&mut self) {
+            // SAFETY: our mapping; the partner is gone before us (field order).
+            let _ = unsafe { crate::vm::unmap(self.0.cast(), 4096) };
+        }
+    }
+
+    /// The futex hand-off: the driver posts odd values and waits for the
+    /// next even one; the partner waits for odd and posts even.
+    fn futex_partner(w: &AtomicU32, shared: bool) -> io::Result<()> {
+        let mut seq = 0u32;
+        loop {
+            kpath::futex_await(w, seq.wrapping_add(1), shared)?;
+            seq = seq.wrapping_add(2);
+            kpath::futex_post(w, seq, shared)?;
+        }
+    }
+
+    fn eventfd() -> io::Result<OwnedFd> {
+        // SAFETY: eventfd returns a fresh descriptor we own, or -1.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fresh, owned by nobody else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    #[inline]
+    fn ev_signal(fd: RawFd) -> io::Result<()> {
+        match sys::write(fd, &1u64.to_ne_bytes())? {
+            8 => Ok(()),
+            n => Err(io::Error::other(format!("eventfd write of {n} bytes"))),
+        }
+    }
+
+    #[inline]
+    fn ev_wait(fd: RawFd) -> io::Result<()> {
+        let mut b = [0u8; 8];
+        match sys::read(fd, &mut b)? {
+            8 if u64::from_ne_bytes(b) == 1 => Ok(()),
+            n => Err(io::Error::other(format!("eventfd read {n} bytes {b:?}"))),
+        }
+    }
+
+    #[inline]
+    fn echo_byte(w: RawFd, r: RawFd, byte: u8) -> io::Result<()> {
+        if sys::write(w, &[byte])? != 1 {
+            return Err(io::Error::other("short datagram send"));
+        }
+        let mut got = [0u8; 1];
+        match sys::read(r, &mut got)? {
+            1 if got[0] == byte => Ok(()),
+            n => Err(io::Error::other(format!(
+                "datagram of {n} bytes {got:?}, want [{byte}]"
+            ))),
+        }
+    }
+
+    struct Queue(libc::mqd_t);
+
+    impl Queue {
+        fn open(tag: &str) -> io::Result<Queue> {
+            let name = std::ffi::CString::new(format!("/lmbench-wake-{}-{tag}", sys::getpid()))
+                .map_err(io::Error::other)?;
+            // SAFETY: a zeroed mq_attr is valid; we set the two sizes used.
+            let mut attr: libc::mq_attr = unsafe { std::mem::zeroed() };
+            attr.mq_maxmsg = 1;
+            attr.mq_msgsize = 8;
+            // SAFETY: name is NUL-terminated; mode and attr are the two
+            // variadic arguments O_CREAT requires.
+            let q = unsafe {
+                libc::mq_open(
+                    name.as_ptr(),
+                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR,
+                    0o600 as libc::mode_t,
+                    &attr as *const libc::mq_attr,
+                )
+            };
+            if q < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // Unlinked at once: nothing is left behind, whatever happens.
+            // SAFETY: name is NUL-terminated.
+            unsafe { libc::mq_unlink(name.as_ptr()) };
+            Ok(Queue(q))
+        }
+        #[inline]
+        fn send(&self, byte: u8) -> io::Result<()> {
+            // SAFETY: one valid byte, priority 0.
+            if unsafe { libc::mq_send(self.0, [byte].as_ptr().cast(), 1, 0) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        }
+        #[inline]
+        fn recv(&self, want: u8) -> io::Result<()> {
+            let mut buf = [0u8; 8];
+            // SAFETY: buf holds mq_msgsize (8) bytes.
+            let n = unsafe {
+                libc::mq_receive(self.0, buf.as_mut_ptr().cast(), 8, std::ptr::null_mut())
+            };
+            match n {
+                1 if buf[0] == want => Ok(()),
+                n if n < 0 => Err(io::Error::last_os_error()),
+                n => Err(io::Error::other(format!(
+                    "message of {n} bytes {:?}",
+                    &buf[..1]
+                ))),
+            }
+        }
+    }
+
+    impl Drop for Queue {
+        fn drop(&mut self) {
+            // SAFETY: a queue descriptor we own.
+            unsafe { libc::mq_close(self.0) };
+        }
+    }
+
+    // The Partner fields are held for their Drop (kill and reap).
+    #[allow(dead_code)]
+    enum Pair {
+        Eventfd(OwnedFd, OwnedFd, Partner),
+        Futex(u32, Partner, SharedWord),
+        Dgram(OwnedFd, u8, Partner),
+        Mqueue(Queue, Queue, u8, Partner),
+        Thread(u32, Arc<AtomicU32>),
+    }
+
+    impl Pair {
+        fn start(kind: &str) -> io::Result<Pair> {
+            Ok(match kind {
+                "eventfd" => {
+                    let (to, from) = (eventfd()?, eventfd()?);
+                    let (t, f) = (to.as_raw_fd(), from.as_raw_fd());
+                    let p = fork_partner(|| loop {
+                        ev_wait(t)?;
+                        ev_signal(f)?;
+                    })?;
+                    Pair::Eventfd(to, from, p)
+                }
+                "futex" => {
+                    let w = SharedWord::new()?;
+                    let p = fork_partner(|| futex_partner(w.get(), true))?;
+                    Pair::Futex(0, p, w)
+                }
+                "dgram" => {
+                    let mut sv = [0; 2];
+                    // SAFETY: sv has room for the two descriptors.
+                    let r = unsafe {
+                        libc::socketpair(
+                            libc::AF_UNIX,
+                            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                            0,
+                            sv.as_mut_ptr(),
+                        )
+                    };
+                    if r != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    // SAFETY: both descriptors are fresh and ours.
+                    let (ours, theirs) =
+                        unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+                    let fd = theirs.as_raw_fd();
+                    let p = fork_partner(|| {
+                        let mut b = [0u8; 1];
+                        loop {
+                            if sys::read(fd, &mut b)? != 1 || sys::write(fd, &b)? != 1 {
+                                return Err(io::Error::other("short datagram"));
+                            }
+                        }
+                    })?;
+                    drop(theirs);
+                    Pair::Dgram(ours, 0, p)
+                }
+                "mqueue" => {
+                    let (to, from) = (Queue::open("a")?, Queue::open("b")?);
+                    let p = fork_partner(|| {
+                        let mut want = 0u8;
+                        loop {
+                            to.recv(want)?;
+                            from.send(want)?;
+                            want = want.wrapping_add(1);
+                        }
+                    })?;
+                    Pair::Mqueue(to, from, 0, p)
+                }
+                "futex_thread" => {
+                    let w = Arc::new(AtomicU32::new(0));
+                    let theirs = Arc::clone(&w);
+                    std::thread::Builder::new()
+                        .name("wake-partner".into())
+                        .spawn(move || futex_partner(&theirs, false))?;
+                    Pair::Thread(0, w)
+                }
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "unknown kind {kind:?}; kinds: eventfd futex dgram mqueue futex_thread"
+                        ),
+                    ))
+                }
+            })
+        }
+
+        /// One round trip: wake the partner, sleep until it wakes us.
+        #[inline]
+        fn trip(&mut self) -> io::Result<()> {
+            match self {
+                Pair::Eventfd(to, from, _) => {
+                    ev_signal(to.as_raw_fd())?;
+                    ev_wait(from.as_raw_fd())
+                }
+                Pair::Futex(seq, _, w) => futex_trip(w.get(), seq, true),
+                Pair::Thread(seq, w) => futex_trip(w, seq, false),
+                Pair::Dgram(fd, seq, _) => {
+                    *seq = seq.wrapping_add(1);
+                    echo_byte(fd.as_raw_fd(), fd.as_raw_fd(), *seq)
+                }
+                Pair::Mqueue(to, from, seq, _) => {
+                    to.send(*seq)?;
+                    from.recv(*seq)?;
+                    *seq = seq.wrapping_add(1);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn futex_trip(w: &AtomicU32, seq: &mut u32, shared: bool) -> io::Result<()> {
+        kpath::futex_post(w, seq.wrapping_add(1), shared)?;
+        *seq = seq.wrapping_add(2);
+        kpath::futex_await(w, *seq, shared)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn every_kind_makes_round_trips() {
+            for kind in ["eventfd", "futex", "dgram", "mqueue", "futex_thread"] {
+                match Pair::start(kind) {
+                    Ok(mut p) => {
+                        for _ in 0..100 {
+                            p.trip().unwrap_or_else(|e| panic!("{kind}: {e}"));
+                        }
+                    }
+                    // No POSIX queues in this kernel: the bench skips it.
+                    Err(e) if kind == "mqueue" => eprintln!("mqueue unavailable: {e}"),
+                    Err(e) => panic!("{kind}: {e}"),
+                }
+            }
+        }
+    }
+}
