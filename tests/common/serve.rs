@@ -68,15 +68,22 @@ impl Served {
 
     /// Waits until the log contains `needle`.
     pub fn wait_log(&self, needle: &str) -> String {
+        self.wait_log_count(needle, 1)
+    }
+
+    /// Waits until the log contains `needle` at least `n` times: the
+    /// server logs a refusal after it has closed the connection, so a
+    /// client that saw the close may read the log before the line is in.
+    pub fn wait_log_count(&self, needle: &str, n: usize) -> String {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let l = self.log();
-            if l.contains(needle) {
+            if l.matches(needle).count() >= n {
                 return l;
             }
             assert!(
                 Instant::now() < deadline,
-                "no {needle:?} in the server log:\n{l}"
+                "fewer than {n} {needle:?} in the server log:\n{l}"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
