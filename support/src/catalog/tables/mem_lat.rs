@@ -4,7 +4,7 @@
 //! not at lmbench's fixed 1 KB and 128 KB; `mem_notes` says which sizes
 //! were used and which levels the curve does not confirm (lmbench's
 //! "Guesses").
-use crate::catalog::lat_mem_rd::{self as lm, MAX_SIZE, RAND_FN, TABLE_FN};
+use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, MAX_SIZE, PAGE_FN, RAND_FN, TABLE_FN};
 use crate::catalog::{Column, Lookup, Source, Table, Unit};
 use crate::chase::human_size;
 
@@ -21,6 +21,36 @@ pub static MEM_LAT: Table = Table {
         Column::new("Rand mem", "", 8, Source::Derived(rand_mem)),
     ],
 };
+
+/// The modern figures beside lmbench's: each level's latency from a chain
+/// the prefetchers cannot follow (random lines within random pages, at the
+/// middle of each level), memory's at the largest size, and the one-load-
+/// per-page chain's (TLB misses and page walks, mostly cached lines).
+pub static MEM_RAND: Table = Table {
+    key: "mem_rand",
+    title: "Memory latencies, random in level (not in lmbench) - times in nanoseconds",
+    unit: Unit::Nanos,
+    columns: &[
+        Column::new("L1 $", "", 6, Source::Derived(|r| in_level_value(r, 0))),
+        Column::new("L2 $", "", 6, Source::Derived(|r| in_level_value(r, 1))),
+        Column::new("L3 $", "", 6, Source::Derived(|r| in_level_value(r, 2))),
+        Column::new("Main mem", "", 8, Source::Derived(in_page_mem)),
+        Column::new("TLB/page", "walk", 8, Source::Derived(page_walk)),
+    ],
+};
+
+fn in_level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
+    let (size, _) = level_points_of(run, INPAGE_FN)[i]?;
+    run.value(lm::point(INPAGE_FN, size)?)
+}
+
+fn in_page_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(INPAGE_FN, MAX_SIZE)?)
+}
+
+fn page_walk(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(PAGE_FN, MAX_SIZE)?)
+}
 
 const LEVELS: [&str; 3] = ["L1", "L2", "L3"];
 const FACTS: [&str; 3] = ["cache_l1d", "cache_l2", "cache_l3"];
@@ -109,8 +139,16 @@ pub fn levels(run: &dyn Lookup) -> [Option<(u64, &'static str)>; 3] {
 /// size and where that came from: half the level, or the geometric middle
 /// between it and the level below when half would be too close to that.
 pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3] {
+    level_points_of(run, TABLE_FN)
+}
+
+/// [`level_points`] on the sweep of chain shape `function`.
+pub fn level_points_of(
+    run: &dyn Lookup,
+    function: &str,
+) -> [Option<(u64, (u64, &'static str))>; 3] {
     let lv = levels(run);
-    let sizes: Vec<u64> = lm::curve(TABLE_FN).into_iter().map(|(s, _)| s).collect();
+    let sizes: Vec<u64> = lm::curve(function).into_iter().map(|(s, _)| s).collect();
     let mut out = [None; 3];
     let mut lo = 0u64;
     for i in 0..3 {
@@ -135,7 +173,7 @@ pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3]
 pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
     let at_max: Vec<(u64, f64)> = lm::SHAPES
         .iter()
-        .filter(|(f, _)| *f != RAND_FN)
+        .filter(|(f, _)| lm::is_stride(f))
         .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, MAX_SIZE)?)?)))
         .collect();
     at_max
@@ -168,6 +206,10 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         used.join(", "),
         human_size(MAX_SIZE)
     ));
+    notes.push(
+        "Rand mem: lmbench's chain, every line once, consecutive loads on different pages (TLB misses included)."
+            .into(),
+    );
     let last = levels(run).iter().flatten().map(|(b, _)| *b).max();
     if let Some(llc) = last.filter(|&b| 4 * b > MAX_SIZE) {
         notes.push(format!(
@@ -209,6 +251,30 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         None => {}
     }
     notes
+}
+
+/// Lines printed under the "random in level" table: the sizes used.
+pub fn rand_notes(run: &dyn Lookup) -> Vec<String> {
+    let used: Vec<String> = level_points_of(run, INPAGE_FN)
+        .iter()
+        .zip(LEVELS)
+        .map(|(p, name)| match p {
+            Some((s, (lv, src))) => format!(
+                "{name} $ at {} ({src} {name} {})",
+                human_size(*s),
+                human_size(*lv)
+            ),
+            None => format!("{name} $ -"),
+        })
+        .collect();
+    vec![
+        format!(
+            "Points (random lines within random pages, middle of each level): {}; Main mem and TLB/page walk at {}.",
+            used.join(", "),
+            human_size(MAX_SIZE)
+        ),
+        "TLB/page walk: one load per 4 KB page, pages in random order (1/64 of the lines: mostly cached data, a TLB miss per load).".into(),
+    ]
 }
 
 fn guesses(run: &dyn Lookup, ends: &[(u64, u64)]) -> Vec<String> {
@@ -318,6 +384,25 @@ mod tests {
         assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
         assert_eq!(level_value(&Fake { l3: true }, 0), Some(1.0));
         assert_eq!(level_value(&Fake { l3: true }, 1), Some(20.0));
+    }
+
+    #[test]
+    fn random_in_level_sits_at_the_middle_of_each_level() {
+        let run = Fake { l3: true };
+        let p = level_points_of(&run, INPAGE_FN);
+        assert_eq!(p[0].map(|x| x.0), Some(16 << 10));
+        assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
+        assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
+        assert_eq!(in_level_value(&run, 0), Some(1.0));
+        assert_eq!(in_page_mem(&run), Some(90.0));
+        assert_eq!(page_walk(&run), Some(90.0));
+        let n = rand_notes(&run).join("\n");
+        assert!(n.contains("L1 $ at 16K (OS L1 48K)"), "{n}");
+        // Rand mem reads lmbench's thrash chain, not the page walk.
+        assert_eq!(
+            lm::point(RAND_FN, MAX_SIZE).map(|m| m.id),
+            Some("lat_mem_rd/thrash/1g")
+        );
     }
 
     #[test]
