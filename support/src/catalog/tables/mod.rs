@@ -51,6 +51,7 @@ pub fn table_notes(key: &str, run: &dyn Lookup) -> Vec<String> {
     match key {
         "mem_lat" => mem_notes(run),
         "mem_rand" => rand_notes(run),
+        "comm_bw" => comm_bw::bw_notes(run),
         _ => Vec::new(),
     }
 }
