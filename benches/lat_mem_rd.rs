@@ -18,7 +18,12 @@
 //! - `inpage` (not in lmbench): pages in random order, all lines of a page
 //!   in random order before the next: a TLB miss at most once per 64 loads,
 //!   and no order a prefetcher can follow, so a working set inside a cache
-//!   level shows that level's latency ("latency, random in level").
+//!   level shows that level's latency ("latency, random in level");
+//! - `line16` .. `line256` (not in lmbench): the `inpage` chain with slots
+//!   16-256 B apart at 256 MiB, the cache-line detector: the latency rises
+//!   with the stride until each slot is a line of its own, and the random
+//!   order keeps the prefetchers from hiding that (lmbench's stride chains
+//!   keep rising past the line because prefetchers fetch ahead).
 //!
 //! The headline is the minimum over the samples, as lmbench reports; the
 //! median is kept too.
@@ -68,7 +73,10 @@ fn lat_mem_rd(c: &mut Criterion) {
     );
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     sweep_group(&mut g);
-    for (function, stride) in cat::SHAPES {
+    let line_only = cat::LINE_SHAPES
+        .iter()
+        .filter(|(f, _)| cat::line_stride(f).is_some());
+    for &(function, stride) in cat::SHAPES.iter().chain(line_only) {
         for (size, metric) in cat::curve(function) {
             if size > cap {
                 g.skip(metric, "test mode");
@@ -83,6 +91,9 @@ fn lat_mem_rd(c: &mut Criterion) {
                 RAND_FN => buf.thrash_chain(bytes.max(2 * PAGE), 0x7468_7273),
                 PAGE_FN => buf.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
                 INPAGE_FN => buf.in_page_chain(bytes, 0x696e_7067),
+                f if cat::line_stride(f).is_some() => {
+                    buf.in_page_stride_chain(bytes, stride as usize, 0x6c69_6e65)
+                }
                 _ => buf.stride_chain(bytes, stride as usize),
             };
             let chain = check(metric, "build the chain", built);

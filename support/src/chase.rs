@@ -157,19 +157,36 @@ impl Buffer {
     /// fits a cache level shows that level's load-to-use latency (the way
     /// Intel's mlc and tinymembench measure it). Not in lmbench.
     pub fn in_page_chain(&mut self, bytes: usize, seed: u64) -> Result<Chain, String> {
+        self.in_page_stride_chain(bytes, LINE, seed)
+    }
+
+    /// [`Buffer::in_page_chain`] with slots `stride` bytes apart instead of
+    /// one per line: the cache-line detector's chains. Below the line size
+    /// several slots share a line (only the first load of a line misses),
+    /// at or above it each slot is a line of its own, so the latency stops
+    /// rising with stride at the line size; the random order hides the
+    /// stride from the prefetchers.
+    pub fn in_page_stride_chain(
+        &mut self,
+        bytes: usize,
+        stride: usize,
+        seed: u64,
+    ) -> Result<Chain, String> {
         let pages = bytes / PAGE;
-        if pages == 0 {
-            return Err(format!("{bytes} bytes hold no page"));
+        if pages == 0 || !(WORD..=PAGE).contains(&stride) || PAGE % stride != 0 {
+            return Err(format!(
+                "{bytes} bytes at stride {stride}: need a page and a stride dividing it"
+            ));
         }
-        let lines = PAGE / LINE;
+        let slots = PAGE / stride;
         let orders: Vec<Vec<usize>> = (0..8)
-            .map(|k| shuffled(lines, seed.wrapping_add(k)))
+            .map(|k| shuffled(slots, seed.wrapping_add(k)))
             .collect();
         self.link(shuffled(pages, seed).into_iter().flat_map(move |p| {
-            // Eight line orders, used in turn: a different order on
+            // Eight slot orders, used in turn: a different order on
             // neighbouring pages without a vector per page.
             let order = orders[p % 8].clone();
-            order.into_iter().map(move |l| p * PAGE + l * LINE)
+            order.into_iter().map(move |l| p * PAGE + l * stride)
         }))
     }
 
@@ -458,6 +475,19 @@ mod tests {
         assert!(seen.windows(2).any(|w| w[1] != w[0] + LINE));
         let pages: Vec<usize> = seen.iter().step_by(PAGE / LINE).map(|o| o / PAGE).collect();
         assert!(pages.windows(2).any(|w| w[1] != w[0] + 1));
+    }
+
+    #[test]
+    fn in_page_stride_chains_cover_every_slot_of_each_page() {
+        let mut buf = Buffer::new(8 * PAGE).unwrap();
+        for stride in [16, 32, 128, 256] {
+            let mut c = buf.in_page_stride_chain(4 * PAGE, stride, 3).unwrap();
+            let n = 4 * PAGE / stride;
+            let seen = walk(&mut c, &buf, n + 1);
+            assert_one_cycle(&seen, n);
+            assert!(seen.iter().all(|o| o % stride == 0 && *o < 4 * PAGE));
+        }
+        assert!(buf.in_page_stride_chain(PAGE, 48, 1).is_err());
     }
 
     #[test]

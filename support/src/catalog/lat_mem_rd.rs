@@ -65,8 +65,27 @@ pub static PROGRAM: Program = Program {
         "inpage": "one dependent load p = *p of a chain through every 64 B line of the working set, all lines of a page in random order, pages in random order (not in lmbench)" => [
             "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "line16": "one dependent load of a chain with slots 16 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line32": "one dependent load of a chain with slots 32 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line128": "one dependent load of a chain with slots 128 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line256": "one dependent load of a chain with slots 256 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
     },
 };
+
+/// The cache-line detector's working set: well past L2 everywhere, so each
+/// new line is a cache miss (the L3 or memory), and small enough that the
+/// 16-byte chain (16M slots) stays quick.
+pub const LINE_SIZE: u64 = 256 << 20;
+
+/// The cache-line detector's chains, by stride: function word and stride.
+/// Stride 64 is the `inpage` curve's point at [`LINE_SIZE`].
+pub const LINE_SHAPES: [(&str, u64); 5] = [
+    ("line16", 16),
+    ("line32", 32),
+    (INPAGE_FN, 64),
+    ("line128", 128),
+    ("line256", 256),
+];
 
 /// The chain shapes, in plot order: function word and stride in bytes
 /// (the random chains' "stride" is their spacing: a line, or a page).
@@ -84,7 +103,12 @@ pub const SHAPES: [(&str, u64); 8] = [
 /// True for the shapes that link slots in address order (lmbench's
 /// stride chains), false for the random ones.
 pub fn is_stride(function: &str) -> bool {
-    !matches!(function, RAND_FN | PAGE_FN | INPAGE_FN)
+    matches!(function, "s16" | "s64" | "s128" | "s256" | "s1024")
+}
+
+/// The stride of a cache-line detector chain (`lineN`), if it is one.
+pub fn line_stride(function: &str) -> Option<u64> {
+    function.strip_prefix("line")?.parse().ok()
 }
 
 /// The working-set size a metric of this program measures.
@@ -133,5 +157,9 @@ mod tests {
             }
         }
         assert!(point(TABLE_FN, 1536 << 10).is_some());
+        for (f, stride) in LINE_SHAPES {
+            assert!(point(f, LINE_SIZE).is_some(), "{f}");
+            assert!(f == INPAGE_FN || line_stride(f) == Some(stride), "{f}");
+        }
     }
 }

@@ -168,18 +168,29 @@ pub fn level_points_of(
     out
 }
 
-/// The cache line the latency-vs-stride curve shows at the largest size:
-/// the first stride after which a longer stride is under 15 % slower.
+/// The cache line the detector's chains show (random slots in random
+/// pages at `LINE_SIZE`, strides 16-256 B): the first stride after which a
+/// longer stride is under 15 % slower (each slot is then a line of its own).
 pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
-    let at_max: Vec<(u64, f64)> = lm::SHAPES
+    let pts: Vec<(u64, f64)> = lm::LINE_SHAPES
         .iter()
-        .filter(|(f, _)| lm::is_stride(f))
-        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, MAX_SIZE)?)?)))
+        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, lm::LINE_SIZE)?)?)))
         .collect();
-    at_max
-        .windows(2)
+    pts.windows(2)
         .find(|w| w[1].1 < 1.15 * w[0].1)
         .map(|w| w[0].0)
+}
+
+/// True when the run has the cache-line detector's points.
+fn has_line_points(run: &dyn Lookup) -> bool {
+    lm::LINE_SHAPES
+        .iter()
+        .filter(|(f, _)| lm::line_stride(f).is_some())
+        .any(|(f, _)| {
+            lm::point(f, lm::LINE_SIZE)
+                .and_then(|m| run.value(m))
+                .is_some()
+        })
 }
 
 /// Lines printed under the table: the sizes used, the cap, where the curve
@@ -239,14 +250,13 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         .fact("cache_line")
         .map(|b| format!("{b} B"))
         .unwrap_or_else(|| "unknown".into());
+    let at = human_size(lm::LINE_SIZE);
     match line_from_curve(run) {
         Some(line) => notes.push(format!(
-            "Cache line: OS {os}; latency at {} stops rising with stride after {line} B.",
-            human_size(MAX_SIZE)
+            "Cache line: OS {os}; random slots in random pages at {at} stop getting slower with stride after {line} B."
         )),
-        None if !curve(run, LEVEL_FN).is_empty() => notes.push(format!(
-            "Cache line: OS {os}; not confirmed: latency at {} keeps rising with stride up to 1024 B (prefetchers fetch past the line).",
-            human_size(MAX_SIZE)
+        None if has_line_points(run) => notes.push(format!(
+            "Cache line: OS {os}; not confirmed: random slots in random pages at {at} keep getting slower with stride up to 256 B."
         )),
         None => {}
     }
@@ -402,6 +412,31 @@ mod tests {
         assert_eq!(
             lm::point(RAND_FN, MAX_SIZE).map(|m| m.id),
             Some("lat_mem_rd/thrash/1g")
+        );
+    }
+
+    #[test]
+    fn the_line_is_where_random_slots_stop_getting_slower() {
+        /// Each slot a miss of 40 ns at 64 B and above, shared below.
+        struct Lines;
+        impl Lookup for Lines {
+            fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
+                let (f, size) = m.function_and_parameter();
+                if size != Some("256m") {
+                    return None;
+                }
+                let stride = lm::line_stride(f).or((f == INPAGE_FN).then_some(64))?;
+                Some(1.0 + 39.0 * (stride.min(64) as f64 / 64.0) + stride as f64 / 256.0)
+            }
+            fn fact(&self, key: &str) -> Option<String> {
+                (key == "cache_line").then(|| "64".into())
+            }
+        }
+        assert_eq!(line_from_curve(&Lines), Some(64));
+        let n = mem_notes(&Lines).join("\n");
+        assert!(
+            n.contains("stop getting slower with stride after 64 B"),
+            "{n}"
         );
     }
 
