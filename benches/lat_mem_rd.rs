@@ -37,8 +37,9 @@
 //! checking that it is one cycle) before each point rather than before each
 //! interval, and each timed interval continues where the previous stopped,
 //! so all of a large working set is walked. Sizes take 2 points per
-//! doubling at stride 128 (1 elsewhere) instead of 8, so the whole curve
-//! costs about a minute (under 30 s with `--quick`). The sweep stops at
+//! doubling at stride 128 (1 elsewhere) instead of 8; with `--quick` the
+//! program took 27 s on a 2-vCPU VM (the chains that read every line of a
+//! 1 GiB set cost a few seconds each to build and lap). The sweep stops at
 //! 1 GiB; where 4x the last-level cache is larger, the summary says so.
 //! In Criterion's test mode (`cargo test --benches`) sizes stop at 1 MiB.
 

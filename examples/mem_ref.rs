@@ -11,6 +11,8 @@
 //! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
 //!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
 //!
+//! - `dtlb`: the data TLBs' entries for 4 KB pages (AMD cpuid leaves).
+//!
 //! Bandwidths print the median of PASSES passes (default 11, lmbench's
 //! count) in MB/s (10^6); chases print the minimum ns per load over chunks
 //! of 64K loads, after one untimed lap. Sums are plain `wrapping_add` loops
@@ -112,19 +114,25 @@ fn order(shape: &str, size: usize) -> Vec<usize> {
 }
 
 fn chase(shape: &str, size: usize) -> f64 {
+    // Slots hold addresses (a pointer chase, `p = *p`, as lat_mem_rd's: an
+    // indexed load would add a cycle of address arithmetic per hop).
     let mut buf = vec![0usize; size / 8];
+    let base = buf.as_mut_ptr() as usize;
     let o = order(shape, size);
     for w in o.windows(2) {
-        buf[w[0]] = w[1];
+        buf[w[0]] = base + 8 * w[1];
     }
-    buf[*o.last().unwrap()] = o[0];
+    buf[*o.last().unwrap()] = base + 8 * o[0];
     let n = o.len();
     drop(o);
-    let mut i = 0usize;
+    let mut p = base as *const usize;
+    // SAFETY: every linked slot holds the address of another linked slot
+    // of `buf`, which outlives the chase and is not written meanwhile.
+    let hop = |p: *const usize| unsafe { std::ptr::read_volatile(p) as *const usize };
     for _ in 0..n {
-        i = buf[i];
+        p = hop(p);
     }
-    assert_eq!(i, 0, "the chain is one cycle through slot 0");
+    assert_eq!(p as usize, base, "the chain is one cycle through slot 0");
     let chunk = 1 << 16;
     let total = (n as u64).clamp(1 << 22, 1 << 25);
     let mut best = f64::INFINITY;
@@ -132,18 +140,43 @@ fn chase(shape: &str, size: usize) -> f64 {
     while done < total {
         let t = Instant::now();
         for _ in 0..chunk {
-            // SAFETY: every slot holds the index of another slot.
-            i = unsafe { *buf.get_unchecked(i) };
+            p = hop(p);
         }
         best = best.min(t.elapsed().as_nanos() as f64 / chunk as f64);
         done += chunk;
     }
-    std::hint::black_box(i);
+    std::hint::black_box(p);
     best
+}
+
+/// The data TLBs' 4 KB-page entries from AMD's cpuid leaves 0x80000005
+/// (L1) and 0x80000006 (L2): the first-principles figure for `tlb pages`.
+#[cfg(target_arch = "x86_64")]
+fn amd_dtlb() -> Option<(u32, u32)> {
+    use std::arch::x86_64::__cpuid;
+    // Leaves past the maximum extended leaf are checked first.
+    if __cpuid(0x8000_0000).eax < 0x8000_0006 {
+        return None;
+    }
+    let l1 = (__cpuid(0x8000_0005).ebx >> 16) & 0xff;
+    let l2 = (__cpuid(0x8000_0006).ebx >> 16) & 0xfff;
+    Some((l1, l2))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn amd_dtlb() -> Option<(u32, u32)> {
+    None
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("dtlb") {
+        match amd_dtlb() {
+            Some((l1, l2)) => println!("cpuid dtlb 4K entries: L1 {l1}, L2 {l2}"),
+            None => println!("cpuid dtlb: not reported (AMD leaves only)"),
+        }
+        return;
+    }
     let (mode, size) = match args.as_slice() {
         [m, s, ..] => (m.as_str(), parse(s)),
         _ => {
