@@ -11,16 +11,20 @@
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
 //! an explicit integer width (see `lmbench_support::bw::kernels`), so a new
 //! compiler cannot change what they measure. Sizes double from 4 KB to
-//! min(4 x the last-level cache, 512 MB) (the cache size from the OS, see
-//! `machine::Facts`; 512 MB if unknown). The copying modes' size is that
-//! of each of their two buffers and stops at half the top size, as
-//! lmbench's summary copies "half" the memory. In Criterion's test mode
-//! sizes stop at 1 MB (CI stays fast).
+//! the top size `catalog::bw_mem::top_size`: the smallest power of two at
+//! least 4 x the last-level cache (the OS's, see `machine::Facts`; 512 MB
+//! if unknown), at most 2 GB, and capped so that the two copy buffers take
+//! at most half of the memory available (MemAvailable) when the run starts.
+//! Every mode reaches the top size (the copying modes' size is that of each
+//! of their two buffers), so the summary's Mem read, Mem write and both
+//! Bcopy columns are all one size, past the caches; the table's note says
+//! which and whether it was capped. In Criterion's test mode sizes stop at
+//! 1 MB (CI stays fast).
 //!
 //! Sampling: flat, 10 samples, 0.2 s warm-up, 0.6 s per point; no plots
 //! (about three minutes for the ~160 points on an idle 2-CPU machine).
 //!
-//! Ceilings: right after bcopy at the top half size and bzero at the top
+//! Ceilings: right after bcopy and bzero at the top
 //! size, the same memcpy / memset on the same buffers in a plain loop, and
 //! `perf bench mem memcpy|memset` at that size (if perf runs here), are
 //! measured and printed beside our figure (`ceiling: ...` lines, which
@@ -35,20 +39,35 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, config, test_mode, Class, Group};
 use lmbench_support::machine::Facts;
 
-const CAP: usize = 512 << 20;
 const TEST_CAP: usize = 1 << 20;
 
-/// The largest size of the sweep on this machine: the smallest power of
-/// two at least 4 x the last-level cache, at most 512 MB.
+/// The largest size of the sweep on this machine (`cat::top_size`), with a
+/// line saying so (and whether free memory capped it).
 fn top_size(facts: &Facts) -> usize {
-    let llc = ["l3", "l2"]
-        .iter()
-        .find_map(|l| facts.cache_bytes(l))
-        .map(|b| b as usize);
-    match llc {
-        Some(b) => (4 * b).next_power_of_two().clamp(4096, CAP),
-        None => CAP,
+    let llc = ["l3", "l2"].iter().find_map(|l| facts.cache_bytes(l));
+    let (top, capped) = cat::top_size(llc, mem_available());
+    if capped {
+        eprintln!(
+            "bw_mem: top size {} MB, under 4 x the last-level cache ({} MB): capped by available memory",
+            top >> 20,
+            llc.unwrap_or(0) >> 20
+        );
     }
+    top as usize
+}
+
+/// MemAvailable from /proc/meminfo, in bytes.
+#[cfg(target_os = "linux")]
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb << 10)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mem_available() -> Option<u64> {
+    None
 }
 
 /// One timed run of `iters` passes of `mode`; `b` is the destination of
@@ -130,26 +149,12 @@ fn bw_mem(c: &mut Criterion) {
         }
         let first = cat::metric(cat::MODES[0], size_id).expect("in catalog");
         let mut a = check(first, "allocate", Buf::new(size, 1));
-        let copies = 2 * size <= top;
-        let mut b = check(
-            first,
-            "allocate",
-            Buf::new(if copies { size } else { 64 }, 2),
-        );
+        let mut b = check(first, "allocate", Buf::new(size, 2));
         for mode in cat::MODES {
-            if cat::is_copy(mode) && !copies {
-                let m = cat::metric(mode, size_id).expect("in catalog");
-                g.skip(
-                    m,
-                    "copies use two buffers, so their largest size is half the top",
-                );
-                continue;
-            }
             let m = cat::metric(mode, size_id).expect("in catalog");
             verify(m, mode, &mut a, &mut b);
             // The libc modes at the summary size get their ceilings.
-            let record = !testing
-                && ((*mode == "bcopy" && 4 * size > top) || (*mode == "bzero" && size == top));
+            let record = !testing && matches!(*mode, "bcopy" | "bzero") && size == top;
             let mut calls = Vec::new();
             g.bytes_per_iter(size as u64);
             g.bench(m, |iters| {

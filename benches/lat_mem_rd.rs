@@ -6,10 +6,27 @@
 //! address of the next, is followed with `p = *p` in unrolled blocks of 100
 //! dependent loads; one iteration is one load. Strides 16, 64, 128, 256 and
 //! 1024 B link the slots in address order (lmbench's stride chains, which
-//! hardware prefetchers can follow); `rand` links one slot per 4 KB page,
-//! staggered across lines, pages in a random order (a fixed seed), so each
-//! load may miss the caches and the TLB. The headline is the minimum over
-//! the samples, as lmbench reports; the median is kept too.
+//! hardware prefetchers can follow). Three random chains (fixed seeds, see
+//! `chase::Buffer`):
+//! - `thrash`: lmbench's random chain, the summary's Rand mem: every 64 B
+//!   line of the working set once, consecutive loads on different pages,
+//!   so each load may miss the caches and the TLB, and at 4x the last-level
+//!   cache it reads memory;
+//! - `page` (not in lmbench): one slot per 4 KB page, staggered across
+//!   lines, pages in random order: TLB reach and page-walk cost (at 1 GiB
+//!   it touches only 16 MiB of lines, so it is no memory figure);
+//! - `inpage` (not in lmbench): pages in random order, all lines of a page
+//!   in random order before the next: a TLB miss at most once per 64 loads,
+//!   and no order a prefetcher can follow, so a working set inside a cache
+//!   level shows that level's latency ("latency, random in level");
+//! - `line16` .. `line256` (not in lmbench): the `inpage` chain with slots
+//!   16-256 B apart at 256 MiB, the cache-line detector: the latency rises
+//!   with the stride until each slot is a line of its own, and the random
+//!   order keeps the prefetchers from hiding that (lmbench's stride chains
+//!   keep rising past the line because prefetchers fetch ahead).
+//!
+//! The headline is the minimum over the samples, as lmbench reports; the
+//! median is kept too.
 //!
 //! Each sample reports its fastest chunk of 16K loads (times the sample's
 //! load count): on a machine shared with other work, most intervals
@@ -20,13 +37,16 @@
 //! checking that it is one cycle) before each point rather than before each
 //! interval, and each timed interval continues where the previous stopped,
 //! so all of a large working set is walked. Sizes take 2 points per
-//! doubling at stride 128 (1 elsewhere) instead of 8, so the whole curve
-//! costs about a minute (under 30 s with `--quick`). The sweep stops at
+//! doubling at stride 128 (1 elsewhere) instead of 8; with `--quick` the
+//! program took 27 s on a 2-vCPU VM (the chains that read every line of a
+//! 1 GiB set cost a few seconds each to build and lap). The sweep stops at
 //! 1 GiB; where 4x the last-level cache is larger, the summary says so.
 //! In Criterion's test mode (`cargo test --benches`) sizes stop at 1 MiB.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lmbench_support::catalog::lat_mem_rd::{self as cat, MAX_SIZE, PROGRAM, RAND_FN};
+use lmbench_support::catalog::lat_mem_rd::{
+    self as cat, INPAGE_FN, MAX_SIZE, PAGE_FN, PROGRAM, RAND_FN,
+};
 use lmbench_support::chase::{criterion_listing, Buffer, PAGE};
 use lmbench_support::harness::{check, Class, Group};
 
@@ -50,11 +70,14 @@ fn lat_mem_rd(c: &mut Criterion) {
     let mut buf = check(
         first,
         "allocate the chain buffer",
-        Buffer::new(if listing { PAGE } else { cap as usize }),
+        Buffer::new(if listing { 2 * PAGE } else { cap as usize }),
     );
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     sweep_group(&mut g);
-    for (function, stride) in cat::SHAPES {
+    let line_only = cat::LINE_SHAPES
+        .iter()
+        .filter(|(f, _)| cat::line_stride(f).is_some());
+    for &(function, stride) in cat::SHAPES.iter().chain(line_only) {
         for (size, metric) in cat::curve(function) {
             if size > cap {
                 g.skip(metric, "test mode");
@@ -65,10 +88,14 @@ fn lat_mem_rd(c: &mut Criterion) {
             }
             // Listing runs nothing: a one-page chain stands in.
             let bytes = if listing { size.min(PAGE as u64) } else { size } as usize;
-            let built = if function == RAND_FN {
-                buf.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265)
-            } else {
-                buf.stride_chain(bytes, stride as usize)
+            let built = match function {
+                RAND_FN => buf.thrash_chain(bytes.max(2 * PAGE), 0x7468_7273),
+                PAGE_FN => buf.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
+                INPAGE_FN => buf.in_page_chain(bytes, 0x696e_7067),
+                f if cat::line_stride(f).is_some() => {
+                    buf.in_page_stride_chain(bytes, stride as usize, 0x6c69_6e65)
+                }
+                _ => buf.stride_chain(bytes, stride as usize),
             };
             let chain = check(metric, "build the chain", built);
             bench_chain(&mut g, metric, chain, &buf, CHUNK);

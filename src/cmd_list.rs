@@ -66,7 +66,10 @@ fn mem_lat_points() {
             ),
         }
     }
-    println!("  Main mem  lat_mem_rd/s128/1g    Rand mem  lat_mem_rd/rand/1g");
+    println!("  Main mem  lat_mem_rd/s128/1g    Rand mem  lat_mem_rd/thrash/1g");
+    println!(
+        "mem_rand (not in lmbench): lat_mem_rd/inpage/<middle of each level>, Main mem lat_mem_rd/inpage/1g, TLB/page walk lat_mem_rd/page/1g"
+    );
     println!(
         "sysparams: tlb pages from tlb/pages/N vs tlb/lines/N, mem par from par_mem/chains/K, Mhz from mhz/add and mhz/xor"
     );

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use lmbench_support::catalog::lat_mem_rd::SHAPES;
+use lmbench_support::catalog::lat_mem_rd::{self, SHAPES};
 use lmbench_support::catalog::tables::{mem_curve, mem_notes};
 use lmbench_support::chase::human_size;
 use plotters::prelude::*;
@@ -49,10 +49,11 @@ fn series(runs: &[Run]) -> Vec<Series> {
             if points.is_empty() {
                 continue;
             }
-            let what = if *function == "rand" {
-                "random, 1/page".to_string()
-            } else {
-                format!("stride {stride}")
+            let what = match *function {
+                lat_mem_rd::RAND_FN => "random, every line (lmbench's)".to_string(),
+                lat_mem_rd::PAGE_FN => "random, 1/page (TLB)".to_string(),
+                lat_mem_rd::INPAGE_FN => "random lines in page".to_string(),
+                _ => format!("stride {stride}"),
             };
             let label = if runs.len() > 1 {
                 format!("run {} ({}): {what}", ri + 1, run.host())
@@ -70,13 +71,15 @@ fn series(runs: &[Run]) -> Vec<Series> {
     out
 }
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(255, 127, 14),
+    RGBColor(127, 127, 127),
+    RGBColor(23, 190, 207),
 ];
 
 fn bounds(all: &[Series]) -> (f64, f64, f64, f64) {
@@ -174,7 +177,7 @@ pub fn svg(runs: &[Run]) -> Result<String> {
     Ok(doc)
 }
 
-const SYMBOLS: [char; 6] = ['.', 'o', '*', '+', 'x', 'R'];
+const SYMBOLS: [char; 8] = ['.', 'o', '*', '+', 'x', 'R', 'P', 'r'];
 
 /// Renders the curves of one run as a character chart.
 pub fn text(run: &Run, width: usize, height: usize) -> Result<String> {

@@ -147,12 +147,14 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
             any_busy = true;
             out.push_str(&format!("  * {n}\n"));
         }
-        // lmbench's "Guesses" and the cache points used, under the table.
-        if t.key == "mem_lat" {
-            for r in runs.iter().filter(|r| r.imported.is_none()) {
-                for n in lmbench_support::catalog::tables::mem_notes(r) {
-                    out.push_str(&format!("  {n}\n"));
-                }
+        // lmbench's "Guesses", the cache points and sizes used, under the
+        // table.
+        for r in runs
+            .iter()
+            .filter(|r| r.imported.is_none() && table::has_data(t, std::slice::from_ref(*r)))
+        {
+            for n in lmbench_support::catalog::tables::table_notes(t.key, r) {
+                out.push_str(&format!("  {n}\n"));
             }
         }
         // Whom the remote figures were measured against.

@@ -126,6 +126,70 @@ impl Buffer {
         )
     }
 
+    /// lmbench's "thrash" chain over the first `bytes` of the buffer: every
+    /// [`LINE`] once, in an order where consecutive loads land on different
+    /// pages. The pages are put in one random order and the line offsets
+    /// of a page in another; the chain visits line offset L\[0\] of every
+    /// page (in page order), then L\[1\] of every page, and so on. With at
+    /// least two pages no two consecutive loads (the wrap-around included)
+    /// share a page, so every load may miss the caches and the TLB, and
+    /// all of the working set is read: at 4x the last-level cache it reads
+    /// memory, not cache.
+    pub fn thrash_chain(&mut self, bytes: usize, seed: u64) -> Result<Chain, String> {
+        let pages = bytes / PAGE;
+        if pages < 2 {
+            return Err(format!("a thrash chain needs two pages, not {bytes} bytes"));
+        }
+        let page_order = shuffled(pages, seed);
+        let line_order = shuffled(PAGE / LINE, seed ^ 0x7468_7261);
+        self.link(
+            line_order
+                .into_iter()
+                .flat_map(|l| page_order.iter().map(move |&p| p * PAGE + l * LINE)),
+        )
+    }
+
+    /// The "random in level" chain over the first `bytes` of the buffer:
+    /// pages in a random order, and within each page all its lines in a
+    /// random order of their own before the next page. Every line is read
+    /// once; the prefetchers cannot predict the next line, and the TLB
+    /// misses at most once per page (1 in 64 loads), so a working set that
+    /// fits a cache level shows that level's load-to-use latency (the way
+    /// Intel's mlc and tinymembench measure it). Not in lmbench.
+    pub fn in_page_chain(&mut self, bytes: usize, seed: u64) -> Result<Chain, String> {
+        self.in_page_stride_chain(bytes, LINE, seed)
+    }
+
+    /// [`Buffer::in_page_chain`] with slots `stride` bytes apart instead of
+    /// one per line: the cache-line detector's chains. Below the line size
+    /// several slots share a line (only the first load of a line misses),
+    /// at or above it each slot is a line of its own, so the latency stops
+    /// rising with stride at the line size; the random order hides the
+    /// stride from the prefetchers.
+    pub fn in_page_stride_chain(
+        &mut self,
+        bytes: usize,
+        stride: usize,
+        seed: u64,
+    ) -> Result<Chain, String> {
+        let pages = bytes / PAGE;
+        if pages == 0 || !(WORD..=PAGE).contains(&stride) || PAGE % stride != 0 {
+            return Err(format!(
+                "{bytes} bytes at stride {stride}: need a page and a stride dividing it"
+            ));
+        }
+        let slots = PAGE / stride;
+        let orders: Vec<Vec<usize>> = (0..8)
+            .map(|k| shuffled(slots, seed.wrapping_add(k)))
+            .collect();
+        self.link(shuffled(pages, seed).into_iter().flat_map(move |p| {
+            // Eight slot orders, used in turn: a different order on
+            // neighbouring pages without a vector per page.
+            let order = orders[p % 8].clone();
+            order.into_iter().map(move |l| p * PAGE + l * stride)
+        }))
+    }
+
     /// `k` disjoint random one-per-`spacing` chains covering `n` blocks
     /// between them (par_mem's independent chains).
     pub fn random_chains(
@@ -368,6 +432,62 @@ mod tests {
         assert!(lines.len() > 1, "slots are staggered across lines");
         // Not simply sequential.
         assert!(seen.windows(2).any(|w| w[1] != w[0] + PAGE + LINE));
+    }
+
+    #[test]
+    fn thrash_chain_visits_every_line_once_on_alternating_pages() {
+        let bytes = 40 * PAGE;
+        let mut buf = Buffer::new(64 * PAGE).unwrap();
+        let mut c = buf.thrash_chain(bytes, 9).unwrap();
+        let n = bytes / LINE;
+        assert_eq!(c.len(), n);
+        let seen = walk(&mut c, &buf, n + 1);
+        assert_one_cycle(&seen, n);
+        assert!(seen.iter().all(|o| o % LINE == 0 && *o < bytes));
+        // Every line of the working set, none outside it.
+        let lines: HashSet<_> = seen.iter().map(|o| o / LINE).collect();
+        assert_eq!(lines, (0..n).collect());
+        // Consecutive loads, and the wrap-around, are on different pages.
+        for w in seen.windows(2) {
+            assert_ne!(w[0] / PAGE, w[1] / PAGE, "{w:?}");
+        }
+        assert_ne!(seen[0] / PAGE, seen[n - 1] / PAGE);
+        assert!(buf.thrash_chain(PAGE, 1).is_err());
+    }
+
+    #[test]
+    fn in_page_chain_stays_inside_its_level() {
+        // A 24-page "level" in a larger buffer full of an older chain.
+        let mut buf = Buffer::new(64 * PAGE).unwrap();
+        buf.stride_chain(64 * PAGE, 64).unwrap();
+        let bytes = 24 * PAGE;
+        let mut c = buf.in_page_chain(bytes, 5).unwrap();
+        let n = bytes / LINE;
+        let seen = walk(&mut c, &buf, n + 1);
+        assert_one_cycle(&seen, n);
+        // Only lines of the level's size, every one of them.
+        assert!(seen.iter().all(|o| *o < bytes && o % LINE == 0));
+        // All lines of a page before the next page.
+        for run in seen.chunks(PAGE / LINE) {
+            assert!(run.iter().all(|o| o / PAGE == run[0] / PAGE));
+        }
+        // Not in address order inside a page, nor pages in address order.
+        assert!(seen.windows(2).any(|w| w[1] != w[0] + LINE));
+        let pages: Vec<usize> = seen.iter().step_by(PAGE / LINE).map(|o| o / PAGE).collect();
+        assert!(pages.windows(2).any(|w| w[1] != w[0] + 1));
+    }
+
+    #[test]
+    fn in_page_stride_chains_cover_every_slot_of_each_page() {
+        let mut buf = Buffer::new(8 * PAGE).unwrap();
+        for stride in [16, 32, 128, 256] {
+            let mut c = buf.in_page_stride_chain(4 * PAGE, stride, 3).unwrap();
+            let n = 4 * PAGE / stride;
+            let seen = walk(&mut c, &buf, n + 1);
+            assert_one_cycle(&seen, n);
+            assert!(seen.iter().all(|o| o % stride == 0 && *o < 4 * PAGE));
+        }
+        assert!(buf.in_page_stride_chain(PAGE, 48, 1).is_err());
     }
 
     #[test]

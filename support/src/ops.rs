@@ -5,6 +5,9 @@
 //! chain, while the CPU executes nothing extra. Each step's input is the
 //! previous step's output, so the time per step is the operation's latency.
 //!
+//! The exception is bogomflops ([`Op::FloatBogo`], [`Op::DoubleBogo`]):
+//! lmbench's, a throughput over an array of independent elements.
+//!
 //! lmbench's C chains are folded by modern compilers (its integer add reads
 //! 0.00 ns); these are not, and the unit test below checks every chain
 //! against the clock measured from the 1-cycle add chain.
@@ -87,6 +90,45 @@ fn chain<T: Keep>(n: u64, mut x: T, step: impl Fn(T) -> T) -> T {
     }
     x
 }
+
+/// Elements of the bogomflops array: 4 KB of f32, 8 KB of f64, so it stays
+/// in L1 and the loop measures arithmetic, not memory.
+pub const BOGO_ELEMS: usize = 1000;
+
+macro_rules! bogomflops {
+    ($name:ident, $t:ty) => {
+        /// lmbench's bogomflops: `n` element updates
+        /// `x[i] = (1 + x[i]) * (1.5 - x[i]) / x[i]` sweeping an array of
+        /// [`BOGO_ELEMS`] elements set to 1.0 (the expression's fixed point,
+        /// so values never drift), the elements independent of each other:
+        /// the throughput of a mixed add/subtract/multiply/divide
+        /// expression, not a latency. Loads and stores are volatile and
+        /// scalar (lmbench's C compiled at -O), so no compiler can
+        /// vectorise it or drop the array. Returns the array's sum
+        /// (`BOGO_ELEMS` when every element stayed at 1.0).
+        #[inline(never)]
+        fn $name(n: u64) -> f64 {
+            let mut a = [1.0 as $t; BOGO_ELEMS];
+            let (one, half3) = (black_box(1.0 as $t), black_box(1.5 as $t));
+            let p = a.as_mut_ptr();
+            let mut left = n;
+            while left > 0 {
+                let m = left.min(BOGO_ELEMS as u64) as usize;
+                for i in 0..m {
+                    // SAFETY: i < m <= BOGO_ELEMS, inside the array.
+                    unsafe {
+                        let x = std::ptr::read_volatile(p.add(i));
+                        std::ptr::write_volatile(p.add(i), (one + x) * (half3 - x) / x);
+                    }
+                }
+                left -= m as u64;
+            }
+            a.iter().map(|&x| x as f64).sum()
+        }
+    };
+}
+bogomflops!(bogomflops_f32, f32);
+bogomflops!(bogomflops_f64, f64);
 
 /// One basic operation of lat_ops: a type and an operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,12 +240,8 @@ impl Op {
                 let m = black_box(2.0_f32);
                 chain(n, black_box(1.5_f32), |x| m / x) as f64
             }
-            // x * 0.5 + 1.0: a multiply then a dependent add (Rust never
-            // fuses them); fixed point 2.0.
-            Op::FloatBogo => {
-                let (a, b) = (black_box(0.5_f32), black_box(1.0_f32));
-                chain(n, black_box(3.0_f32), |x| x * a + b) as f64
-            }
+            // lmbench's bogomflops: throughput over independent elements.
+            Op::FloatBogo => bogomflops_f32(n),
             Op::DoubleAdd => {
                 let m = black_box(1.0_f64);
                 chain(n, black_box(1.0_f64), |x| x + m)
@@ -216,10 +254,7 @@ impl Op {
                 let m = black_box(2.0_f64);
                 chain(n, black_box(1.5_f64), |x| m / x)
             }
-            Op::DoubleBogo => {
-                let (a, b) = (black_box(0.5_f64), black_box(1.0_f64));
-                chain(n, black_box(3.0_f64), |x| x * a + b)
-            }
+            Op::DoubleBogo => bogomflops_f64(n),
         }
     }
 
@@ -231,6 +266,7 @@ impl Op {
             Op::IntMod => value == 50_000.0,
             Op::Int64Div => value == 3_000_000_019.0,
             Op::Int64Mod => value == 5_000_000_000.0,
+            Op::FloatBogo | Op::DoubleBogo => value == BOGO_ELEMS as f64,
             _ => value.is_finite() && value != 0.0,
         }
     }
@@ -263,7 +299,8 @@ mod tests {
         assert_eq!(Op::IntMod.run(1000), 50_000.0);
         assert_eq!(Op::Int64Div.run(1000), 3_000_000_019.0);
         assert_eq!(Op::Int64Mod.run(1000), 5_000_000_000.0);
-        assert_eq!(Op::DoubleBogo.run(200), 2.0);
+        assert_eq!(Op::DoubleBogo.run(2500), BOGO_ELEMS as f64);
+        assert_eq!(Op::FloatBogo.run(7), BOGO_ELEMS as f64);
         assert!((Op::FloatDiv.run(2) - 1.5).abs() < 1e-5);
         assert_eq!(Op::DoubleAdd.run(100), 101.0);
         for op in Op::ALL {

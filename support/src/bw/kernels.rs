@@ -110,7 +110,7 @@ impl Drop for Buf {
 // The loops below index with `i + k` only while `i + STEP/size < len`,
 // which holds because lengths are multiples of STEP (asserted).
 
-/// rd: sums one u32 per 16 bytes (lmbench's rd, also its file/mmap sum).
+/// rd: sums one u32 per 16 bytes (lmbench's rd).
 #[inline(never)]
 pub fn rd(a: &[u32]) -> u32 {
     assert!(a.len() % 16 == 0);

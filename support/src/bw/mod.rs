@@ -200,6 +200,20 @@ impl Mapping {
         unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len / 4) }
     }
 
+    /// The mapping as 8-byte words (mappings are page aligned).
+    pub fn as_u64(&self) -> &[u64] {
+        // SAFETY: as in as_u32; len is a multiple of 8 for every file the
+        // suite maps (a trailing partial word is left out).
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len / 8) }
+    }
+
+    /// Sums every 8-byte word of the mapping: the reread pass of
+    /// bw_mmap_rd (see [`sum_words`]).
+    #[inline]
+    pub fn sum(&self) -> u64 {
+        sum_words(self.as_u64())
+    }
+
     /// munmap(2), reporting its error (Drop ignores it).
     #[inline]
     pub fn unmap(self) -> io::Result<()> {
@@ -217,9 +231,90 @@ impl Drop for Mapping {
     }
 }
 
+/// Sums every 8-byte word of `words` (wrapping): the reread sum of
+/// bw_file_rd and bw_mmap_rd. lmbench's reread loops add up every word of
+/// each block they read, so the bytes counted are the bytes loaded; the
+/// bulk goes through [`kernels::frd`] (scalar volatile loads, four
+/// independent sums), a tail of fewer than 8 words through a plain loop.
+#[inline]
+pub fn sum_words(words: &[u64]) -> u64 {
+    let bulk = words.len() / 8 * 8;
+    let mut s = kernels::frd(&words[..bulk]);
+    for w in &words[bulk..] {
+        // SAFETY: w is a valid reference.
+        s = s.wrapping_add(unsafe { std::ptr::read_volatile(w) });
+    }
+    s
+}
+
+/// Reads the open file from its current offset to its end in reads of up
+/// to `buf.len()` bytes, summing every 8-byte word of each read
+/// ([`sum_words`]): bw_file_rd's timed pass. Errors unless exactly `size`
+/// bytes arrive, or when a read ends inside a word.
+#[inline]
+pub fn read_sum(fd: RawFd, buf: &mut kernels::Buf, size: usize) -> io::Result<u64> {
+    let mut total = 0;
+    let mut sum = 0u64;
+    loop {
+        let n = crate::sys::read(fd, buf.as_bytes_mut())?;
+        if n == 0 {
+            break;
+        }
+        if n % 8 != 0 {
+            return Err(io::Error::other(format!(
+                "a read of {n} bytes at offset {total} ends inside a word"
+            )));
+        }
+        total += n;
+        sum = sum.wrapping_add(sum_words(&buf.as_u64()[..n / 8]));
+    }
+    if total != size {
+        return Err(io::Error::other(format!(
+            "read {total} bytes, file has {size}"
+        )));
+    }
+    Ok(sum)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of `words` 8-byte words, word i holding i: its every-word sum
+    /// is words * (words - 1) / 2, and a skipped or short block changes it.
+    fn counting_file(words: usize) -> (tempfile::NamedTempFile, u64) {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let bytes: Vec<u8> = (0..words as u64).flat_map(|i| i.to_le_bytes()).collect();
+        f.write_all(&bytes).unwrap();
+        f.flush().unwrap();
+        let w = words as u64;
+        (f, w * (w - 1) / 2)
+    }
+
+    #[test]
+    fn reread_sums_every_word_of_the_file() {
+        // 3 full 64 KB reads and a 1000-word tail (not a multiple of 8
+        // words, so the tail loop counts too).
+        let words = 3 * XFER / 8 + 1003;
+        let (f, want) = counting_file(words);
+        let fd = f.as_file().as_raw_fd();
+        let mut buf = kernels::Buf::new(XFER, 0).unwrap();
+        rewind(fd).unwrap(); // writing left the offset at the end
+        assert_eq!(read_sum(fd, &mut buf, words * 8).unwrap(), want);
+        // A second pass after a rewind gives the same sum (the bench's loop).
+        rewind(fd).unwrap();
+        assert_eq!(read_sum(fd, &mut buf, words * 8).unwrap(), want);
+        // A file shorter than claimed fails.
+        rewind(fd).unwrap();
+        assert!(read_sum(fd, &mut buf, words * 8 + 8).is_err());
+        // Through a mapping: the same sum.
+        let map = Mapping::new(fd, words * 8).unwrap();
+        assert_eq!(map.sum(), want);
+        // Every word counts: one fewer word is a different sum.
+        assert_ne!(sum_words(&map.as_u64()[..words - 1]), want);
+        map.unmap().unwrap();
+    }
 
     #[test]
     fn sizes_parse() {

@@ -2,9 +2,9 @@
 use super::{Metric, Program, Unit::MBps};
 
 const IO_ONLY: &str =
-    "lseek(2) to 0, read(2) the whole cached file in 64 KB chunks, summing each (one int per 16 bytes); fd opened once";
+    "lseek(2) to 0, read(2) the whole cached file in 64 KB chunks, summing every 8-byte word; fd opened once";
 const OPEN2CLOSE: &str =
-    "open(2), read(2) the whole cached file in 64 KB chunks summing each (one int per 16 bytes), close(2)";
+    "open(2), read(2) the whole cached file in 64 KB chunks summing every 8-byte word, close(2)";
 
 pub static IO_ONLY_512K: Metric = Metric::median("bw_file_rd/io_only/512k", MBps, IO_ONLY);
 pub static IO_ONLY_8M: Metric = Metric::median("bw_file_rd/io_only/8m", MBps, IO_ONLY);

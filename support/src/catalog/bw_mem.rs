@@ -1,18 +1,40 @@
 //! bw_mem: memory bandwidth of plain loops and of libc's memcpy/memset, at
-//! sizes doubling from 4 KB to 512 MB.
+//! sizes doubling from 4 KB to 2 GB.
 //!
 //! The catalog holds every size the sweep can reach on any machine; a given
-//! machine runs the sizes up to min(4 x its last-level cache, 512 MB) (half
-//! that for the copying modes, whose parameter is the size of each of the
-//! two buffers, as lmbench's). The summary takes each mode's largest size
-//! present in a run (see `tables::comm_bw`).
+//! machine runs the sizes up to its top size ([`top_size`]): the smallest
+//! power of two at least 4 x its last-level cache, for every mode (the
+//! copying modes' parameter is the size of each of their two buffers). The
+//! summary's memory bandwidth columns (Mem read, Mem write, both Bcopy)
+//! all take that one size (see `tables::comm_bw`).
 use super::{Metric, Program, Unit::MBps};
 
 /// Every size of the sweep, as it appears in ids, smallest first.
 pub const SIZES: &[&str] = &[
     "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m", "16m", "32m",
-    "64m", "128m", "256m", "512m",
+    "64m", "128m", "256m", "512m", "1g", "2g",
 ];
+
+/// The largest size any machine runs (two buffers of it for the copies).
+pub const MAX_TOP: u64 = 2 << 30;
+
+/// The size every memory-bandwidth column of a machine is measured at,
+/// and whether it had to be capped: the smallest power of two at least
+/// 4 x the last-level cache (`llc`, bytes; lmbench wants the buffers well
+/// past the caches), at most [`MAX_TOP`] and at most what leaves half the
+/// available memory (`avail`, bytes) free with both copy buffers
+/// allocated. Without a known cache: 512 MB, capped the same way.
+pub fn top_size(llc: Option<u64>, avail: Option<u64>) -> (u64, bool) {
+    let want = llc.map_or(512 << 20, |b| (4 * b).next_power_of_two().max(4096));
+    let mut top = want.min(MAX_TOP);
+    if let Some(a) = avail {
+        // Two buffers of `top` in at most half of what is available.
+        while top > 4096 && 4 * top > a {
+            top /= 2;
+        }
+    }
+    (top, top < want)
+}
 
 /// The modes (Criterion function ids), in catalog order.
 pub const MODES: &[&str] = &[
@@ -46,7 +68,7 @@ macro_rules! grid {
     ([$($modes:tt),*]) => {
         grid!(@acc [] [$($modes),*] [
             "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m",
-            "16m", "32m", "64m", "128m", "256m", "512m"
+            "16m", "32m", "64m", "128m", "256m", "512m", "1g", "2g"
         ])
     };
 }
@@ -80,6 +102,26 @@ pub fn metric(mode: &str, size: &str) -> Option<&'static Metric> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_size_is_4x_the_cache_capped_by_memory() {
+        const M: u64 = 1 << 20;
+        // 32 MB L3: 128 MB, plenty of memory.
+        assert_eq!(top_size(Some(32 * M), Some(20 << 30)), (128 * M, false));
+        // 300 MB L3: 1.2 GB rounds up to 2 GB.
+        assert_eq!(top_size(Some(300 * M), Some(20 << 30)), (2048 * M, false));
+        // ... capped by 4 GB available (two 1 GB buffers in half of it).
+        assert_eq!(top_size(Some(300 * M), Some(4 << 30)), (1024 * M, true));
+        // A huge cache: capped by MAX_TOP.
+        assert_eq!(top_size(Some(4 << 30), None), (MAX_TOP, true));
+        // Unknown cache: 512 MB.
+        assert_eq!(top_size(None, None), (512 * M, false));
+        // Every top size is in the sweep.
+        for llc in [M, 3 * M, 32 * M, 260 * M] {
+            let (t, _) = top_size(Some(llc), None);
+            assert!(SIZES.contains(&crate::chase::size_name(t).as_str()));
+        }
+    }
 
     #[test]
     fn grid_is_modes_times_sizes() {

@@ -1,10 +1,9 @@
 //! bw_mmap_rd: rereading a cached file through mmap(2).
 use super::{Metric, Program, Unit::MBps};
 
-const MMAP_ONLY: &str =
-    "sum the whole file mapped once (MAP_SHARED, read-only), one int per 16 bytes";
+const MMAP_ONLY: &str = "sum the whole file mapped once (MAP_SHARED, read-only), every 8-byte word";
 const OPEN2CLOSE: &str =
-    "open(2), mmap(2) the whole cached file, sum it (one int per 16 bytes), munmap(2), close(2)";
+    "open(2), mmap(2) the whole cached file, sum every 8-byte word, munmap(2), close(2)";
 
 pub static MMAP_ONLY_512K: Metric = Metric::median("bw_mmap_rd/mmap_only/512k", MBps, MMAP_ONLY);
 pub static MMAP_ONLY_8M: Metric = Metric::median("bw_mmap_rd/mmap_only/8m", MBps, MMAP_ONLY);

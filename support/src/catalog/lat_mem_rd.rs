@@ -1,6 +1,9 @@
 //! lat_mem_rd: memory read latency, a dependent-load chain over working sets
-//! from 512 B to 1 GiB at several strides, plus a random one-hop-per-page
-//! chain. Ids: `lat_mem_rd/<s16|s64|s128|s256|s1024|rand>/<size>`.
+//! from 512 B to 1 GiB at several strides (lmbench's curves), lmbench's
+//! random "thrash" chain (Rand mem), and two chains lmbench lacks: one load
+//! per page (the TLB/page-walk curve) and random lines within pages (the
+//! "random in level" latency). Ids:
+//! `lat_mem_rd/<s16|s64|s128|s256|s1024|thrash|page|inpage>/<size>`.
 use super::{Headline, Metric, Program, Unit};
 use crate::chase::parse_size;
 
@@ -11,8 +14,15 @@ pub const MAX_SIZE: u64 = 1 << 30;
 
 /// The stride the summary's L1/L2/L3/Main mem columns use (lmbench's).
 pub const TABLE_FN: &str = "s128";
-/// The random chain's function word.
-pub const RAND_FN: &str = "rand";
+/// lmbench's random chain (every line once, consecutive loads on
+/// different pages): the Rand mem column.
+pub const RAND_FN: &str = "thrash";
+/// One load per page, pages in random order: TLB reach and page walks
+/// (not in lmbench; this was Rand mem's chain before, under id `rand`).
+pub const PAGE_FN: &str = "page";
+/// Random lines within pages, pages in random order: the latency of a
+/// level the prefetchers cannot hide (not in lmbench).
+pub const INPAGE_FN: &str = "inpage";
 
 macro_rules! sweep {
     ($($fun:literal : $doc:literal => [$($size:literal)*];)*) => {
@@ -46,22 +56,60 @@ pub static PROGRAM: Program = Program {
         "s1024": "one dependent load p = *p of a chain of slots 1024 B apart, in address order, through the working set" => [
             "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "rand": "one dependent load p = *p of a chain with one slot per 4 KB page (line staggered), pages in random order, through the working set" => [
+        "thrash": "one dependent load p = *p of lmbench's thrash chain: every 64 B line of the working set once, consecutive loads on different pages (random page order, random line order)" => [
             "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "page": "one dependent load p = *p of a chain with one slot per 4 KB page (line staggered), pages in random order: TLB/page walk (not in lmbench)" => [
+            "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "inpage": "one dependent load p = *p of a chain through every 64 B line of the working set, all lines of a page in random order, pages in random order (not in lmbench)" => [
+            "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
+            "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
+        "line16": "one dependent load of a chain with slots 16 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line32": "one dependent load of a chain with slots 32 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line128": "one dependent load of a chain with slots 128 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        "line256": "one dependent load of a chain with slots 256 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
     },
 };
 
+/// The cache-line detector's working set: well past L2 everywhere, so each
+/// new line is a cache miss (the L3 or memory), and small enough that the
+/// 16-byte chain (16M slots) stays quick.
+pub const LINE_SIZE: u64 = 256 << 20;
+
+/// The cache-line detector's chains, by stride: function word and stride.
+/// Stride 64 is the `inpage` curve's point at [`LINE_SIZE`].
+pub const LINE_SHAPES: [(&str, u64); 5] = [
+    ("line16", 16),
+    ("line32", 32),
+    (INPAGE_FN, 64),
+    ("line128", 128),
+    ("line256", 256),
+];
+
 /// The chain shapes, in plot order: function word and stride in bytes
-/// (the random chain's "stride" is its page).
-pub const SHAPES: [(&str, u64); 6] = [
+/// (the random chains' "stride" is their spacing: a line, or a page).
+pub const SHAPES: [(&str, u64); 8] = [
     ("s16", 16),
     ("s64", 64),
     ("s128", 128),
     ("s256", 256),
     ("s1024", 1024),
-    (RAND_FN, 4096),
+    (RAND_FN, 64),
+    (PAGE_FN, 4096),
+    (INPAGE_FN, 64),
 ];
+
+/// True for the shapes that link slots in address order (lmbench's
+/// stride chains), false for the random ones.
+pub fn is_stride(function: &str) -> bool {
+    matches!(function, "s16" | "s64" | "s128" | "s256" | "s1024")
+}
+
+/// The stride of a cache-line detector chain (`lineN`), if it is one.
+pub fn line_stride(function: &str) -> Option<u64> {
+    function.strip_prefix("line")?.parse().ok()
+}
 
 /// The working-set size a metric of this program measures.
 pub fn size_of(m: &Metric) -> Option<u64> {
@@ -103,7 +151,15 @@ mod tests {
             assert!(c.len() >= 17, "{f}");
             assert_eq!(c.last().unwrap().0, MAX_SIZE, "{f}");
             assert!(c.iter().all(|(s, _)| *s >= 2 * stride.min(1024)), "{f}");
+            if f == RAND_FN {
+                // The thrash chain needs two pages.
+                assert!(c[0].0 >= 8192, "{f}");
+            }
         }
         assert!(point(TABLE_FN, 1536 << 10).is_some());
+        for (f, stride) in LINE_SHAPES {
+            assert!(point(f, LINE_SIZE).is_some(), "{f}");
+            assert!(f == INPAGE_FN || line_stride(f) == Some(stride), "{f}");
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! lat_ops: the latency of basic arithmetic, as dependency chains the
-//! compiler cannot fold (see `ops.rs`). Ids: `lat_ops/<type>/<op>`.
+//! compiler cannot fold (see `ops.rs`), and lmbench's bogomflops (a
+//! throughput; ids `bogomflops`, which replaced a dependent multiply-add
+//! chain under ids `bogo`). Ids: `lat_ops/<type>/<op>`.
 use super::{Metric, Program, Unit::Nanos};
 
 macro_rules! op {
@@ -75,8 +77,8 @@ op!(
 );
 op!(
     FLOAT_BOGO,
-    "lat_ops/float/bogo",
-    "one f32 x = x * 0.5 + 1.0 (a multiply, then a dependent add), each step fed by the last"
+    "lat_ops/float/bogomflops",
+    "lmbench's bogomflops: one f32 element update x[i] = (1 + x[i]) * (1.5 - x[i]) / x[i] over 1000 independent elements (throughput, scalar)"
 );
 op!(
     DOUBLE_ADD,
@@ -95,8 +97,8 @@ op!(
 );
 op!(
     DOUBLE_BOGO,
-    "lat_ops/double/bogo",
-    "one f64 x = x * 0.5 + 1.0 (a multiply, then a dependent add), each step fed by the last"
+    "lat_ops/double/bogomflops",
+    "lmbench's bogomflops: one f64 element update x[i] = (1 + x[i]) * (1.5 - x[i]) / x[i] over 1000 independent elements (throughput, scalar)"
 );
 
 pub static PROGRAM: Program = Program {

@@ -24,12 +24,81 @@ pub static COMM_BW: Table = Table {
 /// stop at a size that depends on the machine (bw_mem) or the caller, and
 /// lmbench's summary shows the largest.
 fn largest(run: &dyn Lookup, program: &Program, function: &str) -> Option<f64> {
+    largest_at(run, program, function).map(|(_, v)| v)
+}
+
+/// [`largest`] with the size (bytes) it was measured at.
+fn largest_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u64, f64)> {
     program
         .metrics
         .iter()
         .rev()
         .filter(|m| m.function_and_parameter().0 == function)
-        .find_map(|m| run.value(m))
+        .find_map(|m| {
+            let size = crate::chase::parse_size(m.function_and_parameter().1?)?;
+            Some((size, run.value(m)?))
+        })
+}
+
+/// Lines printed under the table: the size the memory-bandwidth columns
+/// were measured at against the last-level cache (lmbench wants 4x+;
+/// bw_mem caps it by the memory available), and the reread file size.
+pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
+    use crate::chase::human_size;
+    let mut notes = Vec::new();
+    let sizes: Vec<(&str, u64)> = [
+        ("Mem read", "frd"),
+        ("Mem write", "fwr"),
+        ("Bcopy (libc)", "bcopy"),
+        ("Bcopy (hand)", "fcp"),
+    ]
+    .iter()
+    .filter_map(|(name, f)| Some((*name, largest_at(run, &bw_mem::PROGRAM, f)?.0)))
+    .collect();
+    if let Some(&(_, size)) = sizes.first() {
+        let llc = ["cache_l3", "cache_l2"]
+            .iter()
+            .find_map(|k| run.fact(k)?.trim().parse::<u64>().ok());
+        let all_same = sizes.iter().all(|&(_, s)| s == size);
+        let what = if all_same {
+            format!("Mem read, Mem write and Bcopy at {}", human_size(size))
+        } else {
+            let each: Vec<String> = sizes
+                .iter()
+                .map(|(n, s)| format!("{n} at {}", human_size(*s)))
+                .collect();
+            each.join(", ")
+        };
+        notes.push(match llc {
+            Some(l) if 4 * l > size => format!(
+                "{what}: capped, only {:.1}x the {} last-level cache (lmbench wants 4x+; bw_mem caps its buffers by the memory available).",
+                size as f64 / l as f64,
+                human_size(l)
+            ),
+            Some(l) => format!(
+                "{what} ({:.0}x the {} last-level cache).",
+                size as f64 / l as f64,
+                human_size(l)
+            ),
+            None => format!("{what} (last-level cache unknown)."),
+        });
+    }
+    let reread: Vec<String> = [
+        ("File", &bw_file_rd::PROGRAM, "io_only"),
+        ("Mmap", &bw_mmap_rd::PROGRAM, "mmap_only"),
+    ]
+    .iter()
+    .filter_map(|(n, p, f)| {
+        Some(format!(
+            "{n} reread at {}",
+            human_size(largest_at(run, p, f)?.0)
+        ))
+    })
+    .collect();
+    if !reread.is_empty() {
+        notes.push(format!("{} (every 8-byte word summed).", reread.join(", ")));
+    }
+    notes
 }
 
 fn file_reread(run: &dyn Lookup) -> Option<f64> {
@@ -73,5 +142,36 @@ mod tests {
         assert_eq!(mem_write(&run), Some(4.0));
         assert_eq!(file_reread(&run), Some(5.0));
         assert_eq!(bcopy_libc(&run), None);
+    }
+
+    #[test]
+    fn notes_say_the_size_against_the_cache() {
+        let run = Run(&[
+            ("bw_mem/frd/128m", 1.0),
+            ("bw_mem/fwr/128m", 1.0),
+            ("bw_mem/bcopy/128m", 1.0),
+            ("bw_mem/fcp/128m", 1.0),
+            ("bw_file_rd/io_only/64m", 1.0),
+        ]);
+        let n = bw_notes(&run).join("\n");
+        assert!(n.contains("Mem read, Mem write and Bcopy at 128M"), "{n}");
+        assert!(n.contains("File reread at 64M"), "{n}");
+        let short = Run(&[("bw_mem/frd/512m", 1.0), ("bw_mem/bcopy/256m", 1.0)]);
+        let n = bw_notes(&short).join("\n");
+        assert!(n.contains("Mem read at 512M, Bcopy (libc) at 256M"), "{n}");
+
+        /// A run with a 300 MB L3 and Mem read at 512 MB.
+        struct Big;
+        impl Lookup for Big {
+            fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
+                (m.id == "bw_mem/frd/512m").then_some(1.0)
+            }
+            fn fact(&self, key: &str) -> Option<String> {
+                (key == "cache_l3").then(|| (300u64 << 20).to_string())
+            }
+        }
+        let n = bw_notes(&Big).join("\n");
+        assert!(n.contains("capped, only 1.7x the 300M"), "{n}");
+        assert!(bw_notes(&Run(&[])).is_empty());
     }
 }

@@ -4,7 +4,7 @@
 //! not at lmbench's fixed 1 KB and 128 KB; `mem_notes` says which sizes
 //! were used and which levels the curve does not confirm (lmbench's
 //! "Guesses").
-use crate::catalog::lat_mem_rd::{self as lm, MAX_SIZE, RAND_FN, TABLE_FN};
+use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, MAX_SIZE, PAGE_FN, RAND_FN, TABLE_FN};
 use crate::catalog::{Column, Lookup, Source, Table, Unit};
 use crate::chase::human_size;
 
@@ -21,6 +21,36 @@ pub static MEM_LAT: Table = Table {
         Column::new("Rand mem", "", 8, Source::Derived(rand_mem)),
     ],
 };
+
+/// The modern figures beside lmbench's: each level's latency from a chain
+/// the prefetchers cannot follow (random lines within random pages, at the
+/// middle of each level), memory's at the largest size, and the one-load-
+/// per-page chain's (TLB misses and page walks, mostly cached lines).
+pub static MEM_RAND: Table = Table {
+    key: "mem_rand",
+    title: "Memory latencies, random in level (not in lmbench) - times in nanoseconds",
+    unit: Unit::Nanos,
+    columns: &[
+        Column::new("L1 $", "", 6, Source::Derived(|r| in_level_value(r, 0))),
+        Column::new("L2 $", "", 6, Source::Derived(|r| in_level_value(r, 1))),
+        Column::new("L3 $", "", 6, Source::Derived(|r| in_level_value(r, 2))),
+        Column::new("Main mem", "", 8, Source::Derived(in_page_mem)),
+        Column::new("TLB/page", "walk", 8, Source::Derived(page_walk)),
+    ],
+};
+
+fn in_level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
+    let (size, _) = level_points_of(run, INPAGE_FN)[i]?;
+    run.value(lm::point(INPAGE_FN, size)?)
+}
+
+fn in_page_mem(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(INPAGE_FN, MAX_SIZE)?)
+}
+
+fn page_walk(run: &dyn Lookup) -> Option<f64> {
+    run.value(lm::point(PAGE_FN, MAX_SIZE)?)
+}
 
 const LEVELS: [&str; 3] = ["L1", "L2", "L3"];
 const FACTS: [&str; 3] = ["cache_l1d", "cache_l2", "cache_l3"];
@@ -109,8 +139,16 @@ pub fn levels(run: &dyn Lookup) -> [Option<(u64, &'static str)>; 3] {
 /// size and where that came from: half the level, or the geometric middle
 /// between it and the level below when half would be too close to that.
 pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3] {
+    level_points_of(run, TABLE_FN)
+}
+
+/// [`level_points`] on the sweep of chain shape `function`.
+pub fn level_points_of(
+    run: &dyn Lookup,
+    function: &str,
+) -> [Option<(u64, (u64, &'static str))>; 3] {
     let lv = levels(run);
-    let sizes: Vec<u64> = lm::curve(TABLE_FN).into_iter().map(|(s, _)| s).collect();
+    let sizes: Vec<u64> = lm::curve(function).into_iter().map(|(s, _)| s).collect();
     let mut out = [None; 3];
     let mut lo = 0u64;
     for i in 0..3 {
@@ -130,18 +168,29 @@ pub fn level_points(run: &dyn Lookup) -> [Option<(u64, (u64, &'static str))>; 3]
     out
 }
 
-/// The cache line the latency-vs-stride curve shows at the largest size:
-/// the first stride after which a longer stride is under 15 % slower.
+/// The cache line the detector's chains show (random slots in random
+/// pages at `LINE_SIZE`, strides 16-256 B): the first stride after which a
+/// longer stride is under 15 % slower (each slot is then a line of its own).
 pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
-    let at_max: Vec<(u64, f64)> = lm::SHAPES
+    let pts: Vec<(u64, f64)> = lm::LINE_SHAPES
         .iter()
-        .filter(|(f, _)| *f != RAND_FN)
-        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, MAX_SIZE)?)?)))
+        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, lm::LINE_SIZE)?)?)))
         .collect();
-    at_max
-        .windows(2)
+    pts.windows(2)
         .find(|w| w[1].1 < 1.15 * w[0].1)
         .map(|w| w[0].0)
+}
+
+/// True when the run has the cache-line detector's points.
+fn has_line_points(run: &dyn Lookup) -> bool {
+    lm::LINE_SHAPES
+        .iter()
+        .filter(|(f, _)| lm::line_stride(f).is_some())
+        .any(|(f, _)| {
+            lm::point(f, lm::LINE_SIZE)
+                .and_then(|m| run.value(m))
+                .is_some()
+        })
 }
 
 /// Lines printed under the table: the sizes used, the cap, where the curve
@@ -168,6 +217,10 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         used.join(", "),
         human_size(MAX_SIZE)
     ));
+    notes.push(
+        "Rand mem: lmbench's chain, every line once, consecutive loads on different pages (TLB misses included)."
+            .into(),
+    );
     let last = levels(run).iter().flatten().map(|(b, _)| *b).max();
     if let Some(llc) = last.filter(|&b| 4 * b > MAX_SIZE) {
         notes.push(format!(
@@ -197,18 +250,41 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         .fact("cache_line")
         .map(|b| format!("{b} B"))
         .unwrap_or_else(|| "unknown".into());
+    let at = human_size(lm::LINE_SIZE);
     match line_from_curve(run) {
         Some(line) => notes.push(format!(
-            "Cache line: OS {os}; latency at {} stops rising with stride after {line} B.",
-            human_size(MAX_SIZE)
+            "Cache line: OS {os}; random slots in random pages at {at} stop getting slower with stride after {line} B."
         )),
-        None if !curve(run, LEVEL_FN).is_empty() => notes.push(format!(
-            "Cache line: OS {os}; not confirmed: latency at {} keeps rising with stride up to 1024 B (prefetchers fetch past the line).",
-            human_size(MAX_SIZE)
+        None if has_line_points(run) => notes.push(format!(
+            "Cache line: OS {os}; not confirmed: random slots in random pages at {at} keep getting slower with stride up to 256 B."
         )),
         None => {}
     }
     notes
+}
+
+/// Lines printed under the "random in level" table: the sizes used.
+pub fn rand_notes(run: &dyn Lookup) -> Vec<String> {
+    let used: Vec<String> = level_points_of(run, INPAGE_FN)
+        .iter()
+        .zip(LEVELS)
+        .map(|(p, name)| match p {
+            Some((s, (lv, src))) => format!(
+                "{name} $ at {} ({src} {name} {})",
+                human_size(*s),
+                human_size(*lv)
+            ),
+            None => format!("{name} $ -"),
+        })
+        .collect();
+    vec![
+        format!(
+            "Points (random lines within random pages, middle of each level): {}; Main mem and TLB/page walk at {}.",
+            used.join(", "),
+            human_size(MAX_SIZE)
+        ),
+        "TLB/page walk: one load per 4 KB page, pages in random order (1/64 of the lines: mostly cached data, a TLB miss per load).".into(),
+    ]
 }
 
 fn guesses(run: &dyn Lookup, ends: &[(u64, u64)]) -> Vec<String> {
@@ -318,6 +394,50 @@ mod tests {
         assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
         assert_eq!(level_value(&Fake { l3: true }, 0), Some(1.0));
         assert_eq!(level_value(&Fake { l3: true }, 1), Some(20.0));
+    }
+
+    #[test]
+    fn random_in_level_sits_at_the_middle_of_each_level() {
+        let run = Fake { l3: true };
+        let p = level_points_of(&run, INPAGE_FN);
+        assert_eq!(p[0].map(|x| x.0), Some(16 << 10));
+        assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
+        assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
+        assert_eq!(in_level_value(&run, 0), Some(1.0));
+        assert_eq!(in_page_mem(&run), Some(90.0));
+        assert_eq!(page_walk(&run), Some(90.0));
+        let n = rand_notes(&run).join("\n");
+        assert!(n.contains("L1 $ at 16K (OS L1 48K)"), "{n}");
+        // Rand mem reads lmbench's thrash chain, not the page walk.
+        assert_eq!(
+            lm::point(RAND_FN, MAX_SIZE).map(|m| m.id),
+            Some("lat_mem_rd/thrash/1g")
+        );
+    }
+
+    #[test]
+    fn the_line_is_where_random_slots_stop_getting_slower() {
+        /// Each slot a miss of 40 ns at 64 B and above, shared below.
+        struct Lines;
+        impl Lookup for Lines {
+            fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
+                let (f, size) = m.function_and_parameter();
+                if size != Some("256m") {
+                    return None;
+                }
+                let stride = lm::line_stride(f).or((f == INPAGE_FN).then_some(64))?;
+                Some(1.0 + 39.0 * (stride.min(64) as f64 / 64.0) + stride as f64 / 256.0)
+            }
+            fn fact(&self, key: &str) -> Option<String> {
+                (key == "cache_line").then(|| "64".into())
+            }
+        }
+        assert_eq!(line_from_curve(&Lines), Some(64));
+        let n = mem_notes(&Lines).join("\n");
+        assert!(
+            n.contains("stop getting slower with stride after 64 B"),
+            "{n}"
+        );
     }
 
     #[test]

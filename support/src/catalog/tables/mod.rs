@@ -17,7 +17,10 @@ pub use comm_bw::COMM_BW;
 pub use comm_lat::COMM_LAT;
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
-pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
+pub use mem_lat::{
+    curve as mem_curve, curve_ends, level_points, level_points_of, levels, mem_notes, rand_notes,
+    MEM_LAT, MEM_RAND,
+};
 pub use modern::MODERN;
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
@@ -43,10 +46,22 @@ pub static TABLES: &[&Table] = &[
     &COMM_BW,
     &REMOTE_BW,
     &MEM_LAT,
+    &MEM_RAND,
     &MODERN,
     &SCALING,
     &SCALING_AGG,
 ];
+
+/// Lines printed under table `key` for one run (the sizes and points a
+/// derived column used, caps, lmbench's "Guesses"); empty for most tables.
+pub fn table_notes(key: &str, run: &dyn Lookup) -> Vec<String> {
+    match key {
+        "mem_lat" => mem_notes(run),
+        "mem_rand" => rand_notes(run),
+        "comm_bw" => comm_bw::bw_notes(run),
+        _ => Vec::new(),
+    }
+}
 
 /// The clock in MHz: measured when the run has lat_ops, else the OS's
 /// nominal figure (machine fact `cpu_mhz`).

@@ -1,0 +1,238 @@
+//! mem_ref: bare references for the memory-side columns (issue 12), plain
+//! Rust loops with no Criterion and none of the suite's kernels or chains,
+//! to run beside the benches and check their figures.
+//!
+//! Run: `cargo run --release --example mem_ref -- MODE SIZE [PASSES]`
+//! - `reread SIZE`: a cached file of SIZE bytes read with read(2) in 64 KB
+//!   chunks, every 8-byte word summed (File reread's quantity);
+//! - `mmap SIZE`: the same file mapped once and every word summed (Mmap
+//!   reread's);
+//! - `memrd SIZE`: a SIZE heap buffer, every word summed (Mem read's);
+//! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
+//!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
+//!
+//! - `dtlb`: the data TLBs' entries for 4 KB pages (AMD cpuid leaves).
+//!
+//! Bandwidths print the median of PASSES passes (default 11, lmbench's
+//! count) in MB/s (10^6); chases print the minimum ns per load over chunks
+//! of 64K loads, after one untimed lap. Sums are plain `wrapping_add` loops
+//! the compiler may vectorise: the reference is "a plain loop".
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::time::Instant;
+
+const PAGE: usize = 4096;
+const LINE: usize = 64;
+
+fn parse(s: &str) -> usize {
+    let (n, shift) = match s.as_bytes().last() {
+        Some(b'k') => (&s[..s.len() - 1], 10),
+        Some(b'm') => (&s[..s.len() - 1], 20),
+        Some(b'g') => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    n.parse::<usize>().expect("SIZE like 64m") << shift
+}
+
+fn sum(bytes: &[u8]) -> u64 {
+    let mut s = 0u64;
+    for w in bytes.chunks_exact(8) {
+        s = s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap()));
+    }
+    s
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// MB/s of `passes` timed calls of `f`, each moving `bytes`.
+fn bandwidth(bytes: usize, passes: usize, mut f: impl FnMut() -> u64) -> f64 {
+    std::hint::black_box(f());
+    let rates = (0..passes)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f());
+            bytes as f64 / t.elapsed().as_secs_f64() / 1e6
+        })
+        .collect();
+    median(rates)
+}
+
+fn scratch_file(size: usize) -> std::fs::File {
+    let dir = std::env::var_os("LMBENCH_FSDIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let mut f = tempfile::tempfile_in(dir).expect("scratch file");
+    let chunk = vec![0x5au8; 1 << 16];
+    for _ in 0..size / chunk.len() {
+        f.write_all(&chunk).unwrap();
+    }
+    f.sync_all().unwrap();
+    f
+}
+
+fn shuffle(n: usize, mut s: u64) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        // xorshift64*
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+/// Word indices of the chain's slots, in visiting order.
+fn order(shape: &str, size: usize) -> Vec<usize> {
+    let (pages, lines) = (size / PAGE, PAGE / LINE);
+    let words = |p: usize, l: usize| (p * PAGE + l * LINE) / 8;
+    match shape {
+        "thrash" => {
+            let po = shuffle(pages, 11);
+            shuffle(lines, 13)
+                .into_iter()
+                .flat_map(|l| po.iter().map(move |&p| words(p, l)))
+                .collect()
+        }
+        "page" => shuffle(pages, 17)
+            .into_iter()
+            .map(|p| words(p, p % lines))
+            .collect(),
+        "inpage" => shuffle(pages, 19)
+            .into_iter()
+            .flat_map(|p| {
+                shuffle(lines, 23 + p as u64)
+                    .into_iter()
+                    .map(move |l| words(p, l))
+            })
+            .collect(),
+        other => panic!("unknown chase {other}"),
+    }
+}
+
+fn chase(shape: &str, size: usize) -> f64 {
+    // Slots hold addresses (a pointer chase, `p = *p`, as lat_mem_rd's: an
+    // indexed load would add a cycle of address arithmetic per hop).
+    let mut buf = vec![0usize; size / 8];
+    let base = buf.as_mut_ptr() as usize;
+    let o = order(shape, size);
+    for w in o.windows(2) {
+        buf[w[0]] = base + 8 * w[1];
+    }
+    buf[*o.last().unwrap()] = base + 8 * o[0];
+    let n = o.len();
+    drop(o);
+    let mut p = base as *const usize;
+    // SAFETY: every linked slot holds the address of another linked slot
+    // of `buf`, which outlives the chase and is not written meanwhile.
+    let hop = |p: *const usize| unsafe { std::ptr::read_volatile(p) as *const usize };
+    for _ in 0..n {
+        p = hop(p);
+    }
+    assert_eq!(p as usize, base, "the chain is one cycle through slot 0");
+    let chunk = 1 << 16;
+    let total = (n as u64).clamp(1 << 22, 1 << 25);
+    let mut best = f64::INFINITY;
+    let mut done = 0u64;
+    while done < total {
+        let t = Instant::now();
+        for _ in 0..chunk {
+            p = hop(p);
+        }
+        best = best.min(t.elapsed().as_nanos() as f64 / chunk as f64);
+        done += chunk;
+    }
+    std::hint::black_box(p);
+    best
+}
+
+/// The data TLBs' 4 KB-page entries from AMD's cpuid leaves 0x80000005
+/// (L1) and 0x80000006 (L2): the first-principles figure for `tlb pages`.
+#[cfg(target_arch = "x86_64")]
+fn amd_dtlb() -> Option<(u32, u32)> {
+    use std::arch::x86_64::__cpuid;
+    // Leaves past the maximum extended leaf are checked first.
+    if __cpuid(0x8000_0000).eax < 0x8000_0006 {
+        return None;
+    }
+    let l1 = (__cpuid(0x8000_0005).ebx >> 16) & 0xff;
+    let l2 = (__cpuid(0x8000_0006).ebx >> 16) & 0xfff;
+    Some((l1, l2))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn amd_dtlb() -> Option<(u32, u32)> {
+    None
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("dtlb") {
+        match amd_dtlb() {
+            Some((l1, l2)) => println!("cpuid dtlb 4K entries: L1 {l1}, L2 {l2}"),
+            None => println!("cpuid dtlb: not reported (AMD leaves only)"),
+        }
+        return;
+    }
+    let (mode, size) = match args.as_slice() {
+        [m, s, ..] => (m.as_str(), parse(s)),
+        _ => {
+            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage SIZE [PASSES]");
+            std::process::exit(2);
+        }
+    };
+    let passes = args.get(2).map_or(11, |p| p.parse().expect("PASSES"));
+    match mode {
+        "reread" => {
+            let mut f = scratch_file(size);
+            let mut buf = vec![0u8; 1 << 16];
+            let mbps = bandwidth(size, passes, || {
+                f.seek(SeekFrom::Start(0)).unwrap();
+                let (mut s, mut total) = (0u64, 0);
+                loop {
+                    let n = f.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    total += n;
+                    s = s.wrapping_add(sum(&buf[..n]));
+                }
+                assert_eq!(total, size);
+                s
+            });
+            println!("ref reread {}: {mbps:.0} MB/s", args[1]);
+        }
+        "mmap" => {
+            use std::os::fd::AsRawFd;
+            let f = scratch_file(size);
+            // SAFETY: a fresh read-only shared mapping of a file only this
+            // process holds; never unmapped before exit.
+            let map = unsafe {
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    size,
+                    libc::PROT_READ,
+                    libc::MAP_SHARED,
+                    f.as_raw_fd(),
+                    0,
+                );
+                assert_ne!(p, libc::MAP_FAILED, "mmap");
+                std::slice::from_raw_parts(p as *const u8, size)
+            };
+            let mbps = bandwidth(size, passes, || sum(map));
+            println!("ref mmap {}: {mbps:.0} MB/s", args[1]);
+        }
+        "memrd" => {
+            let buf = vec![0x5au8; size];
+            let mbps = bandwidth(size, passes, || sum(&buf));
+            println!("ref memrd {}: {mbps:.0} MB/s", args[1]);
+        }
+        shape => {
+            let ns = chase(shape, size);
+            println!("ref chase {shape} {}: {ns:.2} ns", args[1]);
+        }
+    }
+}
