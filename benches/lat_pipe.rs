@@ -7,6 +7,9 @@
 //! not halved. The byte is the low byte of a sequence number and is
 //! checked, so a stale or wrong answer fails the bench.
 //!
+//! - pinned: the same with this process and the peer bound to one CPU
+//!   (`harness::on_one_cpu`): the one-CPU row of the local latencies.
+//!
 //! A pipe has no receive timeout, so a `Stall` timer (a POSIX timer
 //! aimed at this thread, no second thread: see `ipc`) interrupts a read
 //! blocked for 3 s; a peer that then stays silent 3 s more fails the bench
@@ -16,7 +19,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_pipe::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::catalog::Metric;
+use lmbench_support::harness::{check, config, on_one_cpu, Class, Group};
 use lmbench_support::ipc;
 use lmbench_support::stall::Stall;
 use std::os::fd::AsRawFd;
@@ -24,7 +28,12 @@ use std::os::fd::AsRawFd;
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_pipe(c: &mut Criterion) {
-    let m = &cat::PIPE;
+    pipe(c, &cat::PIPE);
+    // The same with the peer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| pipe(c, &cat::PINNED));
+}
+
+fn pipe(c: &mut Criterion, m: &'static Metric) {
     let (req_r, req_w) = check(m, "pipe", ipc::pipe());
     let (ans_r, ans_w) = check(m, "pipe", ipc::pipe());
     let peer = check(

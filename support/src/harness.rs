@@ -518,6 +518,30 @@ pub fn socket_echo(
     drop(peer);
 }
 
+/// Runs `bench` with this process, and the peers it starts, bound to one
+/// CPU (`proc::OneCpu`), then unbinds; where that is impossible `metric` is
+/// declared skipped. For the one-CPU rows of the local latencies: on a VM,
+/// waking a peer on the other vCPU is a placement lottery (58-77 us for a
+/// pipe round trip here against 4-10 us on one CPU).
+pub fn on_one_cpu(
+    c: &mut Criterion,
+    program: &'static Program,
+    metric: &'static Metric,
+    bench: impl FnOnce(&mut Criterion),
+) {
+    match crate::proc::OneCpu::pin() {
+        Ok(pin) => {
+            bench(c);
+            drop(pin);
+        }
+        Err(e) => {
+            let mut g = Group::new(c, program, Class::Fast);
+            g.skip(metric, format_args!("cannot bind to one CPU: {e}"));
+            g.finish();
+        }
+    }
+}
+
 /// The whole of a stream-bandwidth bench over a local pair (bw_pipe,
 /// bw_unix): `lmbench-peer bw_write fd1 64K` owns the write end of `pair`
 /// as its stdout and writes forever; timed, per iteration, reading

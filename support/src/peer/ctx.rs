@@ -230,32 +230,12 @@ fn member(parent: libc::pid_t, k: usize, from_prev: RawFd, to_next: RawFd) -> i3
     }
 }
 
-/// Binds this process to one CPU (the last it may run on); returns it.
-#[cfg(target_os = "linux")]
+/// Binds this process to one CPU (the last it may run on) for the rest
+/// of its life; returns it.
 fn pin_to_one_cpu() -> io::Result<usize> {
-    // SAFETY: a zeroed cpu_set_t is the empty set; the calls get its size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        if libc::sched_getaffinity(0, size, &mut set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let cpu = (0..libc::CPU_SETSIZE as usize)
-            .rev()
-            .find(|&c| libc::CPU_ISSET(c, &set))
-            .ok_or_else(|| io::Error::other("empty CPU affinity mask"))?;
-        let mut one: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut one);
-        if libc::sched_setaffinity(0, size, &one) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(cpu)
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn pin_to_one_cpu() -> io::Result<usize> {
-    Err(io::Error::other(
-        "pinning to one CPU is implemented on Linux only",
-    ))
+    let pin = crate::proc::OneCpu::pin()?;
+    let cpu = pin.cpu;
+    // Never unbind: the ring members forked later must inherit it.
+    std::mem::forget(pin);
+    Ok(cpu)
 }

@@ -12,7 +12,7 @@ mod remote;
 mod sysparams;
 
 pub use comm_bw::COMM_BW;
-pub use comm_lat::COMM_LAT;
+pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
 pub use mem_lat::{curve as mem_curve, curve_ends, level_points, levels, mem_notes, MEM_LAT};
@@ -34,6 +34,7 @@ pub static TABLES: &[&Table] = &[
     &CTX,
     &CTX_PINNED,
     &COMM_LAT,
+    &COMM_LAT_PINNED,
     &REMOTE_LAT,
     &FS_VM,
     &COMM_BW,
