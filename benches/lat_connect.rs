@@ -16,28 +16,30 @@
 //!
 //! A server that dies refuses the next connect at once. One that stops
 //! accepting would make connect wait for SYN retransmits once the backlog
-//! fills, so a watchdog kills it after 3 s without progress (its listening
-//! socket closes; the next SYN is refused).
+//! fills, so a `Stall` timer (no second thread in the timed process)
+//! interrupts a connect blocked for 3 s, which then gets 3 s more to
+//! finish before the bench fails with its id.
 //!
 //! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
 //! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it
 //! has one); declared skipped otherwise. `lat_connect/remote`: the same
 //! socket + connect + close to the server's `accept` service, which waits
 //! for our close and resets, as above (so no TIME_WAIT on either machine).
-//! No watchdog thread: a server that dies refuses at once, and a lost
+//! No deadline timer: a server that dies refuses at once, and a lost
 //! network makes connect(2) fail after the kernel's SYN retries (about two
 //! minutes), which fails the bench with its id. The session and the
 //! connection are made untimed; the server answers from a plain blocking
 //! loop, as the local peer does.
 
 use std::os::fd::AsRawFd;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_connect::{self as cat, PROGRAM};
 use lmbench_support::harness::{check, config, failed, Class, Group};
-use lmbench_support::ipc::{self, Watchdog};
+use lmbench_support::ipc;
 use lmbench_support::remote;
+use lmbench_support::stall::Stall;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -50,7 +52,7 @@ fn lat_connect(c: &mut Criterion) {
         ipc::spawn_with_fds(PEER, &["accept"], &[listener.as_raw_fd()]),
     );
     drop(listener);
-    let dog = Watchdog::new(server.id(), Duration::from_secs(3));
+    let deadline = check(m, "deadline timer", Stall::new());
     let connect = || -> std::io::Result<()> {
         let fd = ipc::tcp_socket()?;
         ipc::connect(fd.as_raw_fd(), port)?;
@@ -61,16 +63,15 @@ fn lat_connect(c: &mut Criterion) {
 
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     g.bench(m, |iters| {
-        dog.arm();
+        deadline.arm(ipc::ANSWER_TIMEOUT);
         let start = Instant::now();
         for _ in 0..iters {
             if let Err(e) = connect() {
                 failed(m, format_args!("connect to 127.0.0.1:{port}: {e}"));
             }
-            dog.tick();
         }
         let took = start.elapsed();
-        dog.disarm();
+        deadline.disarm();
         took
     });
     g.finish();

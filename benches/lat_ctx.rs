@@ -4,7 +4,8 @@
 //! Method (lmbench's lat_ctx), run inside `lmbench-peer ctx P K`: that
 //! small process forks P-1 ring members and is itself member 0; P pipes
 //! form the ring. Each member owns a private K KB working set (zeroed
-//! once) and sums it word by word every time the 4-byte token reaches it,
+//! once) and sums it one 8-byte word at a time (scalar: volatile loads, as
+//! lmbench's C loop, never vectorised) every time the 4-byte token reaches it,
 //! then passes the token on. One timed iteration = one trip round the ring
 //! = P hand-offs; one untimed trip precedes each interval.
 //! - overhead/K: in one process, write the token to a pipe, read it back,

@@ -2,7 +2,9 @@
 //! --bench lat_pagefault` (or `lmbench run lat_pagefault`); the file lives
 //! in `LMBENCH_FSDIR` (default: the temp directory).
 //!
-//! Method (lmbench's lat_pagefault): an 8 MB scratch file, written and
+//! Method (lmbench's lat_pagefault): an 8 MB scratch file, written in
+//! 8 KiB blocks as lmbench writes it (how a file was written decides the
+//! folio sizes its cache uses, so it is fixed: `fs::VM_FILE_BLOCK`) and
 //! flushed in setup, so every page is in the page cache (these are minor
 //! faults: no I/O). One Criterion iteration is one touched page. The pages
 //! are touched in passes; a pass is: mmap the file read-only (MAP_SHARED),
@@ -32,6 +34,13 @@
 //!   per touch, subtracted. The summary's "Page Fault" is page - page_remap.
 //!   As in lmbench, munmap of a populated mapping (zapping the entries the
 //!   faults made) stays in the fault figure: it is work the faults caused.
+//! - per_fault: the cost per fault actually taken. One timed call runs
+//!   `page`'s touching passes, counting this thread's minor faults around
+//!   them (getrusage, outside the clock), then as many `page_remap`
+//!   passes; reported: (touching - remap time) / faults. Paired in one
+//!   call, so the subtraction is not of medians taken at different times.
+//!   The faults per touched page (the setup line on stderr) is what large
+//!   folios change between kernels.
 
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -40,7 +49,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::fs::ScratchFile;
+use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
 use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::vm;
 
@@ -117,6 +126,21 @@ impl Pass<'_> {
         start.elapsed()
     }
 
+    /// `iters` touches and `iters` remap shares, returned as `iters` times
+    /// the net time per fault counted (see the module doc: per_fault).
+    fn per_fault(&self, iters: u64) -> Duration {
+        let m = self.metric;
+        let before = check(m, "getrusage", vm::minor_faults());
+        let touched = self.time(iters, true);
+        let faults = check(m, "getrusage", vm::minor_faults()) - before;
+        let remapped = self.time(iters, false);
+        if faults == 0 {
+            failed(m, format_args!("{iters} touches took no fault"));
+        }
+        let net = touched.saturating_sub(remapped).as_nanos();
+        Duration::from_nanos((net * iters as u128 / faults as u128) as u64)
+    }
+
     /// Minor faults of one untimed full pass.
     fn faults(&self) -> u64 {
         let before = check(self.metric, "getrusage", vm::minor_faults());
@@ -127,7 +151,11 @@ impl Pass<'_> {
 
 fn lat_pagefault(c: &mut Criterion) {
     let root = scratch_root_or_exit(&PROGRAM);
-    let file = check(&cat::PAGE, "create the file", ScratchFile::new(FILE_SIZE));
+    let file = check(
+        &cat::PAGE,
+        "create the file",
+        ScratchFile::with_block(FILE_SIZE, VM_FILE_BLOCK),
+    );
     let mut f = check(
         &cat::PAGE,
         "open the file",
@@ -212,6 +240,11 @@ fn lat_pagefault(c: &mut Criterion) {
     g.bench(&cat::PAGE_REMAP, |iters| every_remap.time(iters, false));
     g.bench(&cat::FAULT, |iters| single.time(iters, true));
     g.bench(&cat::FAULT_REMAP, |iters| single_remap.time(iters, false));
+    let per_fault = Pass {
+        metric: &cat::PER_FAULT,
+        ..every
+    };
+    g.bench(&cat::PER_FAULT, |iters| per_fault.per_fault(iters));
     g.finish();
 }
 

@@ -7,23 +7,33 @@
 //! not halved. The byte is the low byte of a sequence number and is
 //! checked, so a stale or wrong answer fails the bench.
 //!
-//! A pipe has no receive timeout, so a watchdog thread kills a peer that
-//! stops answering for 3 s; our read then sees EOF and the bench fails with
-//! the metric id (a peer that dies gives EOF at once). The watchdog's cost
-//! in the loop is one relaxed atomic store per round trip.
-
-use std::os::fd::AsRawFd;
-use std::time::Duration;
+//! - pinned: the same with this process and the peer bound to one CPU
+//!   (`harness::on_one_cpu`): the one-CPU row of the local latencies.
+//!
+//! A pipe has no receive timeout, so a `Stall` timer (a POSIX timer
+//! aimed at this thread, no second thread: see `ipc`) interrupts a read
+//! blocked for 3 s; a peer that then stays silent 3 s more fails the bench
+//! with the metric id (a peer that dies gives EOF at once). Nothing is
+//! added per round trip: one timer_settime(2) before and after each
+//! timed call.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_pipe::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, Class, Group};
-use lmbench_support::ipc::{self, Watchdog};
+use lmbench_support::catalog::Metric;
+use lmbench_support::harness::{check, config, on_one_cpu, Class, Group};
+use lmbench_support::ipc;
+use lmbench_support::stall::Stall;
+use std::os::fd::AsRawFd;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_pipe(c: &mut Criterion) {
-    let m = &cat::PIPE;
+    pipe(c, &cat::PIPE);
+    // The same with the peer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| pipe(c, &cat::PINNED));
+}
+
+fn pipe(c: &mut Criterion, m: &'static Metric) {
     let (req_r, req_w) = check(m, "pipe", ipc::pipe());
     let (ans_r, ans_w) = check(m, "pipe", ipc::pipe());
     let peer = check(
@@ -37,17 +47,21 @@ fn lat_pipe(c: &mut Criterion) {
     );
     // The peer holds the only copies of its ends: its death is our EOF.
     drop((req_r, ans_w));
-    let dog = Watchdog::new(peer.id(), Duration::from_secs(3));
+    let deadline = check(m, "deadline timer", Stall::new());
     let (w, r) = (req_w.as_raw_fd(), ans_r.as_raw_fd());
     check(
         m,
         "untimed round trip",
-        ipc::echo_loop(w, r, 1, 1, Some(&dog)),
+        ipc::echo_loop(w, r, 1, 1, Some(&deadline)),
     );
 
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     g.bench(m, |iters| {
-        check(m, "round trip", ipc::echo_loop(w, r, 1, iters, Some(&dog)))
+        check(
+            m,
+            "round trip",
+            ipc::echo_loop(w, r, 1, iters, Some(&deadline)),
+        )
     });
     g.finish();
     drop((req_w, ans_r));

@@ -5,9 +5,17 @@
 //! single-threaded helper started once per group, which reports the time
 //! of N creations back over a pipe:
 //! - fork: fork(2); the child _exit(0)s; the parent waitpid(2)s.
-//! - exec: fork; the child, stdout on /dev/null, execv(2)s `lmbench-hello`
-//!   (a tiny program of this workspace); the parent waits.
-//! - shell: fork; the child execs `/bin/sh -c lmbench-hello`; the parent waits.
+//! - exec: fork; the child, stdout on /dev/null, execve(2)s
+//!   `lmbench-exec-hello` with an empty environment; the parent waits. The
+//!   target is as small as lmbench's C hello: `no_std`, `no_main`, linked
+//!   against libc only, one write(2) (exec_targets/hello.rs, built by
+//!   build.rs). A Rust std target added its runtime start-up: 1.48x the C
+//!   suite's exec on the same machine.
+//! - exec_static: the same with `lmbench-exec-exit`, static and libc-free
+//!   (a raw exit syscall; Linux x86_64/aarch64, skipped elsewhere): the
+//!   kernel's exec alone; exec minus exec_static is dynamic loading.
+//! - shell: fork; the child execve(2)s `/bin/sh -c lmbench-exec-hello`
+//!   with an empty environment; the parent waits.
 //!
 //! Why in the helper: fork copies the parent's page tables, so its cost
 //! grows with the parent's address space; Criterion's process is large and
@@ -25,7 +33,10 @@ use lmbench_support::harness::{check, config, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
-const HELLO: &str = env!("CARGO_BIN_EXE_lmbench-hello");
+/// Built by build.rs (see there): libc-only hello, and the static exit
+/// target (empty where it cannot be built).
+const HELLO: &str = env!("LMBENCH_EXEC_HELLO");
+const EXIT: &str = env!("LMBENCH_EXEC_EXIT");
 
 fn lat_proc(c: &mut Criterion) {
     let mut peer = check(
@@ -34,12 +45,17 @@ fn lat_proc(c: &mut Criterion) {
         Peer::spawn(PEER, &["proc"]),
     );
     let mut g = Group::new(c, &cat::PROGRAM, Class::Slow);
-    let cases: [(&'static Metric, String); 3] = [
+    let cases: [(&'static Metric, String); 4] = [
         (&cat::FORK, "fork".to_string()),
         (&cat::EXEC, format!("exec {HELLO}")),
+        (&cat::EXEC_STATIC, format!("exec {EXIT}")),
         (&cat::SHELL, format!("shell {HELLO}")),
     ];
     for (metric, op) in &cases {
+        if op.ends_with(' ') {
+            g.skip(metric, "no static exec target on this platform");
+            continue;
+        }
         // Checked once before timing: the peer creates and reaps one child.
         let (verb, arg) = op.split_once(' ').unwrap_or((op, ""));
         let request = |n: u64| format!("{verb} {n} {arg}");

@@ -7,7 +7,10 @@
 //! with it as the write set and a zero timeout; every call must report all
 //! N ready (checked). Where we differ: nfds is the highest descriptor + 1,
 //! as select requires (lmbench passes N, so descriptors above N are not
-//! scanned); and the TCP socket's peer is its accepted end held in this
+//! scanned). The dups take the lowest free numbers, above the few
+//! descriptors open before them, so nfds is N plus that handful (said on
+//! stderr at setup: `lat_select: N fds, nfds M`); the kernel walks the
+//! handful of unset bits below the dups too, a cost of a few words. And the TCP socket's peer is its accepted end held in this
 //! process, not a forked server (select on the write set only looks at
 //! our socket's send buffer, so nobody needs to serve it).
 
@@ -51,6 +54,7 @@ fn dup_set(fd: RawFd, n: usize) -> std::io::Result<(libc::fd_set, Vec<OwnedFd>, 
 
 fn bench_select(g: &mut Group, m: &'static Metric, fd: RawFd, n: usize) {
     let (set, dups, nfds) = check(m, "dup descriptors", dup_set(fd, n));
+    eprintln!("lat_select: {} fds, nfds {nfds}", dups.len());
     let select = || -> Result<(), String> {
         let mut w = set;
         let mut tv = libc::timeval {

@@ -8,9 +8,9 @@
 //! 256 MiB of private 4 KiB pages (`lmbench-peer spawn 256`).
 //! - thread: pthread_create (default attributes: glibc reuses the cached
 //!   stack) of a thread that returns at once, then pthread_join.
-//! - posix_spawn: of `lmbench-hello` (empty environment, stdout on
+//! - posix_spawn: of `lmbench-exec-hello` (empty environment, stdout on
 //!   /dev/null); glibc implements it with clone(CLONE_VM|CLONE_VFORK).
-//! - vfork_exec: vfork, then execve of `lmbench-hello` in the child.
+//! - vfork_exec: vfork, then execve of `lmbench-exec-hello` in the child.
 //! - fork_256m: fork of the 256 MiB helper; the child _exits at once.
 //!   Compare with lat_proc/fork (the same from a small process).
 //!
@@ -25,7 +25,9 @@ use lmbench_support::harness::{check, config, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
-const HELLO: &str = env!("CARGO_BIN_EXE_lmbench-hello");
+// The same libc-only hello lat_proc execs (exec_targets/hello.rs), so
+// posix_spawn and vfork+exec compare with lat_proc/exec.
+const HELLO: &str = env!("LMBENCH_EXEC_HELLO");
 
 fn timed(g: &mut Group, peer: &mut Peer, metric: &'static Metric, verb: &str, arg: &str) {
     let request = |n: u64| format!("{verb} {n} {arg}");

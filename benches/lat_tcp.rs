@@ -18,13 +18,17 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_tcp::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, socket_echo, Class, Group};
+use lmbench_support::harness::{config, on_one_cpu, socket_echo, Class, Group};
 use lmbench_support::{ipc, remote};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_tcp(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::TCP, ipc::tcp_pair(), PEER, 1);
+    // The same with the peer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| {
+        socket_echo(c, &PROGRAM, &cat::PINNED, ipc::tcp_pair(), PEER, 1)
+    });
 }
 
 fn lat_tcp_remote(c: &mut Criterion) {

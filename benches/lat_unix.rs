@@ -9,13 +9,17 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_unix::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, socket_echo};
+use lmbench_support::harness::{config, on_one_cpu, socket_echo};
 use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_unix(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::STREAM, ipc::socketpair(), PEER, 1);
+    // The same with the peer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| {
+        socket_echo(c, &PROGRAM, &cat::PINNED, ipc::socketpair(), PEER, 1)
+    });
 }
 
 criterion_group! {

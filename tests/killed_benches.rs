@@ -22,39 +22,15 @@ use std::time::{Duration, Instant};
 
 use lmbench_support::fs::SCRATCH_PREFIX;
 
+mod common;
+use common::bench_exe;
+
 fn slow_tests() -> bool {
     let on = std::env::var_os("LMBENCH_SLOW_TESTS").is_some_and(|v| v == "1");
     if !on {
         eprintln!("skipped: set LMBENCH_SLOW_TESTS=1 to run (`.ci/run` does)");
     }
     on
-}
-
-/// The test profile's binary of bench `name`, built if needed.
-fn bench_exe(name: &str) -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "test",
-            "--no-run",
-            "--quiet",
-            "--message-format=json",
-            "--bench",
-            name,
-        ])
-        .output()
-        .expect("cargo test --no-run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["target"]["name"] == name)
-        .find_map(|v| v["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("no executable for bench {name}"))
 }
 
 /// A scratch world for one bench process: Criterion's home and the file

@@ -113,7 +113,7 @@ fn the_proc_peer_reaps_its_children_and_reports_failures() {
     let mut peer = Peer::spawn(PEER, &["proc"]).unwrap();
     let ns: u64 = peer.call_u64("fork 5", REPLY_TIMEOUT).unwrap();
     assert!(ns > 0);
-    let hello = env!("CARGO_BIN_EXE_lmbench-hello");
+    let hello = env!("LMBENCH_EXEC_HELLO");
     assert!(
         peer.call_u64(&format!("exec 2 {hello}"), REPLY_TIMEOUT)
             .unwrap()

@@ -44,11 +44,24 @@ pub struct ScratchFile {
     cpath: CString,
 }
 
+/// The write size of the VM benches' scratch files ([`ScratchFile::with_block`]):
+/// lmbench's 8 KiB. How a file was written decides how the page cache
+/// holds it (ext4 on recent kernels caches 64 KiB writes in large folios,
+/// and one fault then maps many pages), so the mmap and page-fault benches
+/// write theirs the same way on every kernel.
+pub const VM_FILE_BLOCK: usize = 8 << 10;
+
 impl ScratchFile {
+    /// `size` bytes of 0x5a, written in 64 KiB blocks and synced.
     pub fn new(size: usize) -> io::Result<ScratchFile> {
+        ScratchFile::with_block(size, 64 << 10)
+    }
+
+    /// `size` bytes of 0x5a, written in `block`-byte write(2)s and synced.
+    pub fn with_block(size: usize, block: usize) -> io::Result<ScratchFile> {
         let dir = scratch_dir()?;
         let path = dir.path().join("file");
-        let chunk = vec![0x5au8; 64 * 1024];
+        let chunk = vec![0x5au8; block.max(1)];
         let mut f = std::fs::File::create(&path)?;
         let mut left = size;
         while left > 0 {

@@ -184,11 +184,14 @@ impl<'a> Group<'a> {
         self.assert_registered(metric);
         let mut body = body;
         let mut window: Option<activity::Window> = None;
+        let mut threads = ThreadCheck::from_env(metric);
         let mut watched = |iters: u64| {
             let w = window.get_or_insert_with(activity::Window::start);
+            threads.check();
             let call = w.call_start();
             let took = body(iters);
             w.call_end(call);
+            threads.check();
             took
         };
         let (function, parameter) = metric.function_and_parameter();
@@ -282,6 +285,67 @@ impl<'a> std::ops::Deref for Tuner<'_, 'a> {
 impl std::ops::DerefMut for Tuner<'_, '_> {
     fn deref_mut(&mut self) -> &mut Self::Target {
         self.group
+    }
+}
+
+/// The environment variable that makes [`Group::bench`] count this
+/// process's threads right before and right after every timed call, and
+/// fail the metric if there is more than one (a second thread switches the
+/// kernel's fd table to its shared, slower path: see METHODS.md). Each
+/// metric so checked prints [`ONE_THREAD_LINE`]`<id>` to stderr once.
+pub const CHECK_THREADS_ENV: &str = "LMBENCH_CHECK_THREADS";
+
+/// The prefix of the stderr line of a metric timed with one thread.
+pub const ONE_THREAD_LINE: &str = "lmbench: one thread while timed: ";
+
+/// The threads of this process (`/proc/self/task` entries), where the
+/// system says (Linux); `None` elsewhere.
+pub fn thread_count() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_dir("/proc/self/task").ok().map(|d| d.count())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// [`CHECK_THREADS_ENV`]'s check for one metric.
+struct ThreadCheck {
+    metric: &'static Metric,
+    on: bool,
+    said: bool,
+}
+
+impl ThreadCheck {
+    fn from_env(metric: &'static Metric) -> ThreadCheck {
+        let on = std::env::var_os(CHECK_THREADS_ENV).is_some_and(|v| v == "1");
+        ThreadCheck {
+            metric,
+            on,
+            said: false,
+        }
+    }
+
+    /// Outside the timing, between the timed calls of a metric: the
+    /// process state the timed body ran (or will run) in.
+    fn check(&mut self) {
+        if !self.on {
+            return;
+        }
+        match thread_count() {
+            Some(1) if !self.said => {
+                eprintln!("{ONE_THREAD_LINE}{}", self.metric.id);
+                self.said = true;
+            }
+            Some(1) => {}
+            Some(n) => failed(
+                self.metric,
+                format_args!("{n} threads in the timed process (one expected)"),
+            ),
+            None => {}
+        }
     }
 }
 
@@ -452,6 +516,30 @@ pub fn socket_echo(
     g.finish();
     drop(ours);
     drop(peer);
+}
+
+/// Runs `bench` with this process, and the peers it starts, bound to one
+/// CPU (`proc::OneCpu`), then unbinds; where that is impossible `metric` is
+/// declared skipped. For the one-CPU rows of the local latencies: on a VM,
+/// waking a peer on the other vCPU is a placement lottery (58-77 us for a
+/// pipe round trip here against 4-10 us on one CPU).
+pub fn on_one_cpu(
+    c: &mut Criterion,
+    program: &'static Program,
+    metric: &'static Metric,
+    bench: impl FnOnce(&mut Criterion),
+) {
+    match crate::proc::OneCpu::pin() {
+        Ok(pin) => {
+            bench(c);
+            drop(pin);
+        }
+        Err(e) => {
+            let mut g = Group::new(c, program, Class::Fast);
+            g.skip(metric, format_args!("cannot bind to one CPU: {e}"));
+            g.finish();
+        }
+    }
 }
 
 /// The whole of a stream-bandwidth bench over a local pair (bw_pipe,

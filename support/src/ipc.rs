@@ -2,19 +2,21 @@
 //! socketpairs, loopback TCP and UDP sockets, all as `OwnedFd` (closed on
 //! drop), plus the two things every echo bench needs around them: a peer
 //! process that inherits its end of the channel as fd 3 (and 4), and a
-//! watchdog that kills a peer which stops answering, so a blocked read
-//! returns EOF and the bench fails instead of hanging.
+//! deadline for a peer which stops answering, so a blocked read fails the
+//! bench instead of hanging it. No helper thread: a second thread in the
+//! timed process would switch the kernel's fd table to its shared path and
+//! change the very figures these benches report. Sockets get SO_RCVTIMEO;
+//! pipes a [`Stall`] timer, whose signal interrupts a blocked read.
 //!
 //! Servers bind 127.0.0.1 on a port the kernel picks.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::proc::{die_with_parent, ChildGuard};
+use crate::stall::Stall;
 
 /// How long one round trip may wait for its answer before the bench fails.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(3);
@@ -117,11 +119,67 @@ pub fn local_port(fd: RawFd) -> io::Result<u16> {
     Ok(u16::from_be(a.sin_port))
 }
 
-/// Connects `fd` to 127.0.0.1:`port`.
+/// Connects `fd` to 127.0.0.1:`port`. A connect interrupted by a signal
+/// (a [`Stall`] deadline while the server's backlog is full) goes on in the
+/// background: it is then given [`ANSWER_TIMEOUT`] to finish, and fails
+/// with `TimedOut` if it does not.
 pub fn connect(fd: RawFd, port: u16) -> io::Result<()> {
     let a = loopback(port);
     // SAFETY: a is a valid sockaddr_in of ADDR_LEN bytes.
-    cvt(unsafe { libc::connect(fd, (&a as *const libc::sockaddr_in).cast(), ADDR_LEN) }).map(drop)
+    let r = cvt(unsafe { libc::connect(fd, (&a as *const libc::sockaddr_in).cast(), ADDR_LEN) });
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+            if !wait_ready(fd, libc::POLLOUT, ANSWER_TIMEOUT)? {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("connect to 127.0.0.1:{port} not done within {ANSWER_TIMEOUT:?}"),
+                ));
+            }
+            let mut err: libc::c_int = 0;
+            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: err and len are valid for getsockopt to fill.
+            cvt(unsafe {
+                libc::getsockopt(
+                    fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_ERROR,
+                    (&mut err as *mut libc::c_int).cast(),
+                    &mut len,
+                )
+            })?;
+            match err {
+                0 => Ok(()),
+                e => Err(io::Error::from_raw_os_error(e)),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// poll(2) of one fd for `events` up to `t`: true when ready. An
+/// interrupted wait (the next [`Stall`] tick) counts as not ready: by
+/// then the deadline has passed again.
+pub fn wait_ready(fd: RawFd, events: libc::c_short, t: Duration) -> io::Result<bool> {
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    let ms = t.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd.
+    match unsafe { libc::poll(&mut p, 1, ms) } {
+        n if n > 0 => Ok(true),
+        0 => Ok(false),
+        _ => {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(e)
+            }
+        }
+    }
 }
 
 /// A TCP socket listening on 127.0.0.1, a kernel-chosen port, backlog 1024.
@@ -277,7 +335,10 @@ pub fn spawn_with_fds(program: &str, args: &[&str], fds: &[RawFd]) -> io::Result
 }
 
 /// Writes `msg` to `w`, reads the echo from `r` into `buf` and checks it.
-/// EOF (the peer died) and a short or different answer are errors.
+/// EOF (the peer died) and a short or different answer are errors. A read
+/// interrupted by a signal (a [`Stall`] deadline passed while it was
+/// blocked) waits up to [`ANSWER_TIMEOUT`] more for the answer, then fails
+/// with `TimedOut`: a stopped peer fails the bench within seconds.
 #[inline]
 pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<()> {
     let n = crate::sys::write(w, msg)?;
@@ -289,20 +350,17 @@ pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<
     }
     let mut got = 0;
     while got < msg.len() {
-        let n = crate::sys::read(r, &mut buf[got..msg.len()]).map_err(|e| {
-            if e.kind() == io::ErrorKind::WouldBlock {
-                io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("no answer within {ANSWER_TIMEOUT:?}"),
-                )
-            } else {
-                e
+        let n = match crate::sys::read(r, &mut buf[got..msg.len()]) {
+            Ok(n) => n,
+            Err(e) => {
+                answer_wait(r, e)?;
+                continue;
             }
-        })?;
+        };
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                "the echo peer closed its end (it died or was killed by the watchdog)",
+                "the echo peer closed its end (it died)",
             ));
         }
         got += n;
@@ -316,113 +374,62 @@ pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<
     Ok(())
 }
 
+/// The slow path of [`round_trip`]'s read: `Ok` to read again, an error
+/// (`TimedOut` when the answer is overdue) to fail.
+#[cold]
+#[inline(never)]
+fn answer_wait(r: RawFd, e: io::Error) -> io::Result<()> {
+    let overdue = || {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no answer within {ANSWER_TIMEOUT:?}"),
+        )
+    };
+    match e.kind() {
+        // SO_RCVTIMEO passed.
+        io::ErrorKind::WouldBlock => Err(overdue()),
+        io::ErrorKind::Interrupted => {
+            if wait_ready(r, libc::POLLIN, ANSWER_TIMEOUT)? {
+                Ok(())
+            } else {
+                Err(overdue())
+            }
+        }
+        _ => Err(e),
+    }
+}
+
 /// The timed body of the echo benches: `iters` round trips of a `len`-byte
 /// message (1..=4 bytes: the low bytes of a sequence number, so a stale or
 /// wrong answer is caught), writing on `w` and reading the echo from `r`.
-/// Ticks `dog` once per round trip if given.
+/// With `deadline` (for pipes, which have no SO_RCVTIMEO) the timer ticks
+/// every [`ANSWER_TIMEOUT`] while the loop runs: one timer_settime(2)
+/// before and after, nothing per round trip.
 pub fn echo_loop(
     w: RawFd,
     r: RawFd,
     len: usize,
     iters: u64,
-    dog: Option<&Watchdog>,
+    deadline: Option<&Stall>,
 ) -> io::Result<Duration> {
     let mut buf = [0u8; 4];
-    if let Some(d) = dog {
-        d.arm();
+    if let Some(d) = deadline {
+        d.arm(ANSWER_TIMEOUT);
     }
     let start = std::time::Instant::now();
+    let mut res = Ok(());
     for seq in 0..iters {
         let msg = (seq as u32).to_le_bytes();
-        let res = round_trip(w, r, &msg[..len], &mut buf);
-        if let Err(e) = res {
-            if let Some(d) = dog {
-                d.disarm();
-            }
-            return Err(e);
-        }
-        if let Some(d) = dog {
-            d.tick();
+        res = round_trip(w, r, &msg[..len], &mut buf);
+        if res.is_err() {
+            break;
         }
     }
     let took = start.elapsed();
-    if let Some(d) = dog {
+    if let Some(d) = deadline {
         d.disarm();
     }
-    Ok(took)
-}
-
-/// Kills a peer whose answers stall: for channels without a receive
-/// timeout (pipes). The timed loop bumps [`Watchdog::tick`] once per
-/// operation (one relaxed store) between [`arm`](Watchdog::arm) and
-/// [`disarm`](Watchdog::disarm); a thread checks every half second and, if
-/// armed and the count has not moved for `stall`, SIGKILLs the peer. The
-/// loop's blocked read then returns EOF and the bench fails with its id.
-pub struct Watchdog {
-    state: Arc<DogState>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-struct DogState {
-    ticks: AtomicU64,
-    armed: AtomicBool,
-    quit: AtomicBool,
-}
-
-impl Watchdog {
-    pub fn new(pid: u32, stall: Duration) -> Watchdog {
-        let state = Arc::new(DogState {
-            ticks: AtomicU64::new(0),
-            armed: AtomicBool::new(false),
-            quit: AtomicBool::new(false),
-        });
-        let s = Arc::clone(&state);
-        let step = Duration::from_millis(500);
-        let thread = std::thread::spawn(move || {
-            let (mut last, mut still) = (u64::MAX, Duration::ZERO);
-            while !s.quit.load(Ordering::Relaxed) {
-                std::thread::sleep(step);
-                let now = s.ticks.load(Ordering::Relaxed);
-                if !s.armed.load(Ordering::Relaxed) || now != last {
-                    (last, still) = (now, Duration::ZERO);
-                    continue;
-                }
-                still += step;
-                if still >= stall {
-                    let _ = crate::sys::kill(pid as libc::pid_t, libc::SIGKILL);
-                    return;
-                }
-            }
-        });
-        Watchdog {
-            state,
-            thread: Some(thread),
-        }
-    }
-
-    #[inline]
-    pub fn tick(&self) {
-        let t = &self.state.ticks;
-        t.store(t.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
-    }
-
-    pub fn arm(&self) {
-        self.tick();
-        self.state.armed.store(true, Ordering::Relaxed);
-    }
-
-    pub fn disarm(&self) {
-        self.state.armed.store(false, Ordering::Relaxed);
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.state.quit.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+    res.map(|()| took)
 }
 
 #[cfg(test)]

@@ -233,6 +233,59 @@ pub fn alive(pid: u32) -> bool {
     crate::sys::kill(pid as libc::pid_t, 0).is_ok()
 }
 
+/// This process bound to one CPU (the last it may run on) until dropped,
+/// when its previous CPU set comes back. Children started meanwhile
+/// inherit the binding: a bench and its peer then share that CPU, so a
+/// round trip is two switches on one CPU, not a wake-up on another
+/// (on a VM the latter is a placement lottery). Linux only.
+pub struct OneCpu {
+    #[cfg(target_os = "linux")]
+    prev: libc::cpu_set_t,
+    pub cpu: usize,
+}
+
+impl OneCpu {
+    #[cfg(target_os = "linux")]
+    pub fn pin() -> io::Result<OneCpu> {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: zeroed cpu_set_t values are empty sets; the calls are
+        // given their size.
+        unsafe {
+            let mut prev: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut prev) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let cpu = (0..libc::CPU_SETSIZE as usize)
+                .rev()
+                .find(|&c| libc::CPU_ISSET(c, &prev))
+                .ok_or_else(|| io::Error::other("empty CPU affinity mask"))?;
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut one);
+            if libc::sched_setaffinity(0, size, &one) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(OneCpu { prev, cpu })
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn pin() -> io::Result<OneCpu> {
+        Err(io::Error::other(
+            "pinning to one CPU is implemented on Linux only",
+        ))
+    }
+}
+
+impl Drop for OneCpu {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: restoring the set sched_getaffinity gave us.
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.prev);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,3 +131,30 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     }
     out
 }
+
+/// The test profile's binary of bench `name`, built if needed.
+pub fn bench_exe(name: &str) -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "test",
+            "--no-run",
+            "--quiet",
+            "--message-format=json",
+            "--bench",
+            name,
+        ])
+        .output()
+        .expect("cargo test --no-run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["target"]["name"] == name)
+        .find_map(|v| v["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("no executable for bench {name}"))
+}

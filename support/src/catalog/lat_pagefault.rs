@@ -7,7 +7,7 @@ use super::{Metric, Program, Unit::Micros};
 pub static PAGE: Metric = Metric::median(
     "lat_pagefault/page",
     Micros,
-    "per page of a cached 8 MB file: one byte read, pages in random order, from a fresh read-only mapping, plus the page's share of that mmap + munmap (fault-around on: amortised)",
+    "per page of a cached 8 MB file (written in 8 KiB blocks): one byte read, pages in random order, from a fresh read-only mapping, plus the page's share of that mmap + munmap (fault-around on: amortised)",
 );
 pub static PAGE_REMAP: Metric = Metric::median(
     "lat_pagefault/page_remap",
@@ -25,8 +25,14 @@ pub static FAULT_REMAP: Metric = Metric::median(
     "per touch of `fault`: its share of the mmap + madvise + munmap, no page touched (subtracted from fault)",
 );
 
+pub static PER_FAULT: Metric = Metric::median(
+    "lat_pagefault/per_fault",
+    Micros,
+    "per minor fault actually taken: `page` passes minus the same number of `page_remap` passes, in the same timed call, divided by the faults counted (getrusage ru_minflt) around the touching passes",
+);
+
 pub static PROGRAM: Program = Program {
     name: "lat_pagefault",
     about: "minor page faults on a cached file: per page (fault-around amortised) and per fault",
-    metrics: &[&PAGE, &PAGE_REMAP, &FAULT, &FAULT_REMAP],
+    metrics: &[&PAGE, &PAGE_REMAP, &FAULT, &FAULT_REMAP, &PER_FAULT],
 };

@@ -6,7 +6,10 @@ use std::io;
 use crate::sys;
 
 /// `fork N` | `exec N PATH` | `shell N PATH` | `ping`: runs N process
-/// creations back to back and replies with the total nanoseconds.
+/// creations back to back and replies with the total nanoseconds. `exec`
+/// execve(2)s PATH and `shell` execve(2)s `/bin/sh -c PATH`, both with an
+/// empty environment: what the child's start-up reads is then the same in
+/// every run, however large the environment cargo or a user passed us.
 ///
 /// Why here and not in the bench: fork's cost grows with the parent's
 /// address space and thread count; the Criterion process is large and
@@ -68,21 +71,22 @@ fn time_spawns(n: u64, spawn: &Spawn, devnull: libc::c_int) -> io::Result<u64> {
                 .collect(),
         ),
     };
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
     let start = sys::now_ns();
     for _ in 0..n {
         // SAFETY: this process is single-threaded, so the child may run any
-        // code; it still makes only async-signal-safe calls (dup2, execv, _exit).
+        // code; it still makes only async-signal-safe calls (dup2, execve, _exit).
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
             // SAFETY: in the child; path and argv are valid NUL-terminated
-            // strings built before the fork.
+            // strings built before the fork, envp an empty list.
             unsafe {
                 if !path.is_null() {
                     libc::dup2(devnull, 1);
-                    libc::execv(path, argv.as_ptr());
+                    libc::execve(path, argv.as_ptr(), envp.as_ptr());
                     libc::_exit(127);
                 }
                 libc::_exit(0);

@@ -61,24 +61,7 @@ fn log(msg: impl std::fmt::Display) {
 /// Waits until `fd` is readable (or hung up) for at most `ms`
 /// milliseconds; false on timeout or signal.
 fn poll_in(fd: RawFd, ms: i32) -> io::Result<bool> {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd.
-    match unsafe { libc::poll(&mut p, 1, ms) } {
-        n if n > 0 => Ok(true),
-        0 => Ok(false),
-        _ => {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e)
-            }
-        }
-    }
+    crate::ipc::wait_ready(fd, libc::POLLIN, Duration::from_millis(ms.max(0) as u64))
 }
 
 fn is_timeout(e: &io::Error) -> bool {

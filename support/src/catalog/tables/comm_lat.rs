@@ -22,3 +22,24 @@ pub static COMM_LAT: Table = Table {
         Column::new("TCP", "conn", 5, Source::Metric(&lat_connect::TCP)),
     ],
 };
+
+/// Not an lmbench table: the local round trips with the bench and its
+/// peer bound to one CPU (as `ctx_pinned` for the rings), a stable figure
+/// beside lmbench's placement-dependent one on a VM.
+pub static COMM_LAT_PINNED: Table = Table {
+    key: "comm_lat_pinned",
+    title: "*Local* Communication latencies, both ends on one CPU (not in lmbench) - times in microseconds",
+    unit: Unit::Micros,
+    columns: &[
+        Column::new(
+            "2p/0K",
+            "ctxsw",
+            5,
+            Source::Computed(&super::ctx::P0, super::ctx::ctx_2p_0k_pinned),
+        ),
+        Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PINNED)),
+        Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::PINNED)),
+        Column::new("UDP", "", 5, Source::Metric(&lat_udp::PINNED)),
+        Column::new("TCP", "", 5, Source::Metric(&lat_tcp::PINNED)),
+    ],
+};

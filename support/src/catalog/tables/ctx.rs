@@ -34,6 +34,11 @@ shape!(p4, P4, 4, 3);
 shape!(p5, P5, 5, 3);
 shape!(p6, P6, 6, 3);
 
+/// The 2p/0K one-CPU figure, repeated in the one-CPU communication table.
+pub fn ctx_2p_0k_pinned(run: &dyn Lookup) -> Option<f64> {
+    p0(run)
+}
+
 /// The 2p/0K unpinned figure, repeated in the communication table.
 pub fn ctx_2p_0k(run: &dyn Lookup) -> Option<f64> {
     u0(run)

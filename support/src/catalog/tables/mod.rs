@@ -14,7 +14,7 @@ mod scaling;
 mod sysparams;
 
 pub use comm_bw::COMM_BW;
-pub use comm_lat::COMM_LAT;
+pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
 pub use mem_lat::{
@@ -41,6 +41,7 @@ pub static TABLES: &[&Table] = &[
     &CTX,
     &CTX_PINNED,
     &COMM_LAT,
+    &COMM_LAT_PINNED,
     &REMOTE_LAT,
     &FS_VM,
     &COMM_BW,
