@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 
 use lmbench_support::activity::Activity;
-use lmbench_support::catalog::{Column, Lookup, Metric};
+use lmbench_support::catalog::{Column, Lookup, Metric, Table};
 
 use crate::run::{MetricStats, Run};
 use crate::stats;
@@ -103,6 +103,28 @@ impl Lookup for With<'_> {
 /// during it (in any of its pooled runs).
 pub fn busy_window(s: &MetricStats, threshold: f64) -> Option<&Activity> {
     Activity::worst(&s.activity).filter(|a| a.is_busy(threshold))
+}
+
+/// The cells of table `t`, one row per run: what every output format of
+/// `summary` shows. `busy_cpus` is the busy threshold (CPUs of other work).
+pub fn grid(t: &Table, runs: &[Run], busy_cpus: f64, spread: Option<Spread>) -> Vec<Vec<Cell>> {
+    runs.iter()
+        .map(|r| {
+            t.columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match r.imported {
+                    // Imported figures have no samples: no busy mark, no spread.
+                    Some(_) => Cell {
+                        value: r.cell(t, i),
+                        busy: None,
+                        spread: None,
+                    },
+                    None => cell(c, r, busy_cpus, spread),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The cell of `column` for `run`.

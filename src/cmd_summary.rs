@@ -39,23 +39,7 @@ impl Default for Options {
 
 /// Every run's cells of one table: `grid[run][column]`.
 fn grid(t: &Table, runs: &[Run], opts: &Options) -> Vec<Vec<Cell>> {
-    runs.iter()
-        .map(|r| {
-            t.columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| match r.imported {
-                    // Imported figures have no samples: no busy mark, no spread.
-                    Some(_) => Cell {
-                        value: r.cell(t, i),
-                        busy: None,
-                        spread: None,
-                    },
-                    None => cells::cell(c, r, opts.busy_cpus, opts.spread),
-                })
-                .collect()
-        })
-        .collect()
+    cells::grid(t, runs, opts.busy_cpus, opts.spread)
 }
 
 /// One line per run with busy figures in this table: which, and what ran

@@ -40,6 +40,7 @@ fuzz_target!(|data: &[u8]| {
             date: "2000-01-01T00:00:00Z".into(),
             runs_pooled: 1,
         },
+        imported: None,
     };
     let _ = run.value(metric);
     let (r, m) = store::to_json(&run, "vm", "x").expect("statistics serialise");

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use lmbench::run::{MetricStats, Run};
-use lmbench::{stats, store, table};
+use lmbench::{cells, stats, store, table};
 use lmbench_support::catalog::TABLES;
 
 fuzz_target!(|data: &[u8]| {
@@ -39,8 +39,12 @@ fuzz_target!(|data: &[u8]| {
 
 /// What summary, compare and `--runs` do with a run's figures.
 fn use_run(run: &Run) {
+    let runs = std::slice::from_ref(run);
     for t in TABLES {
-        let _ = table::render(t, std::slice::from_ref(run));
+        for spread in [None, Some(cells::Spread::Iqr), Some(cells::Spread::Ci)] {
+            let g = cells::grid(t, runs, 0.05, spread);
+            let _ = table::render(t, runs, &g, spread.is_some());
+        }
     }
     for s in run.metrics.values() {
         let x = s.per_iter_ns();

@@ -45,7 +45,10 @@ fuzz_target!(|data: &[u8]| {
     let (whole, whole_ok) = serve(stream, &[]);
     let (pieces, pieces_ok) = serve(stream, cuts);
     assert_eq!(whole_ok, pieces_ok, "dropped in one cut and not the other");
-    assert_eq!(whole, pieces, "the replies depend on how reads cut the stream");
+    assert_eq!(
+        whole, pieces,
+        "the replies depend on how reads cut the stream"
+    );
     let mut replies = 0;
     let mut rest = &whole[..];
     while let Some((head, body)) = rest.split_first_chunk::<4>() {
