@@ -21,7 +21,7 @@
 //!   (kernels that honour it for faults map one page per fault), then one
 //!   page per fault-around window, windows in random order. The window is
 //!   measured in setup: a sequential pass over a fresh mapping, counting
-//!   this thread's minor faults (getrusage RUSAGE_THREAD); window = pages /
+//!   this thread's faults (getrusage RUSAGE_THREAD, minor + major: see vm::faults); window = pages /
 //!   faults. Checked in setup: every touch of a pass is a fault. On Linux
 //!   6.18 MADV_RANDOM does not switch fault-around off (the fault count is
 //!   the same with and without it), so the window is what makes each touch
@@ -35,7 +35,7 @@
 //!   As in lmbench, munmap of a populated mapping (zapping the entries the
 //!   faults made) stays in the fault figure: it is work the faults caused.
 //! - per_fault: the cost per fault actually taken. One timed call runs
-//!   `page`'s touching passes, counting this thread's minor faults around
+//!   `page`'s touching passes, counting this thread's faults (minor + major: see vm::faults) around
 //!   them (getrusage, outside the clock), then as many `page_remap`
 //!   passes; reported: (touching - remap time) / faults. Paired in one
 //!   call, so the subtraction is not of medians taken at different times.
@@ -130,9 +130,9 @@ impl Pass<'_> {
     /// the net time per fault counted (see the module doc: per_fault).
     fn per_fault(&self, iters: u64) -> Duration {
         let m = self.metric;
-        let before = check(m, "getrusage", vm::minor_faults());
+        let before = check(m, "getrusage", vm::faults());
         let touched = self.time(iters, true);
-        let faults = check(m, "getrusage", vm::minor_faults()) - before;
+        let faults = check(m, "getrusage", vm::faults()) - before;
         let remapped = self.time(iters, false);
         if faults == 0 {
             failed(m, format_args!("{iters} touches took no fault"));
@@ -143,9 +143,9 @@ impl Pass<'_> {
 
     /// Minor faults of one untimed full pass.
     fn faults(&self) -> u64 {
-        let before = check(self.metric, "getrusage", vm::minor_faults());
+        let before = check(self.metric, "getrusage", vm::faults());
         self.run(self.order.len(), true);
-        check(self.metric, "getrusage", vm::minor_faults()) - before
+        check(self.metric, "getrusage", vm::faults()) - before
     }
 }
 

@@ -163,9 +163,9 @@ mod linux {
 
         let m = &cat::FAULT_4K;
         let map = check(m, "map", Map::new(REGION, page, libc::MADV_NOHUGEPAGE));
-        let before = check(m, "fault count", vm::minor_faults());
+        let before = check(m, "fault count", vm::faults());
         faults(m, &map, page, 1024);
-        let after = check(m, "fault count", vm::minor_faults());
+        let after = check(m, "fault count", vm::faults());
         if after - before < 1024 {
             failed(
                 m,

@@ -28,7 +28,7 @@ pub static FAULT_REMAP: Metric = Metric::median(
 pub static PER_FAULT: Metric = Metric::median(
     "lat_pagefault/per_fault",
     Micros,
-    "per minor fault actually taken: `page` passes minus the same number of `page_remap` passes, in the same timed call, divided by the faults counted (getrusage ru_minflt) around the touching passes",
+    "per minor fault actually taken: `page` passes minus the same number of `page_remap` passes, in the same timed call, divided by the faults counted (getrusage ru_minflt + ru_majflt, a retried fault counts as major) around the touching passes",
 );
 
 pub static PROGRAM: Program = Program {
