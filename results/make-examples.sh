@@ -29,6 +29,18 @@ cargo build --release --quiet
 cargo bench --no-run --quiet
 lmbench=target/release/lmbench
 
+# Waits (up to 10 min) for a 1-minute load average under 0.5: the build
+# above, or the previous run, leaves it high, and on 2 cores a run started
+# then measures that work (run --wait-idle looks at CPU use, not load).
+wait_load() {
+    for _ in $(seq 120); do
+        awk '{exit !($1 < 0.5)}' /proc/loadavg && return 0
+        sleep 5
+    done
+    echo "load still $(cut -d' ' -f1 /proc/loadavg) after 10 min: not idle, stopping" >&2
+    exit 1
+}
+
 # one LABEL TITLE WHY PAIR [FSDIR] [FILTER]
 one() {
     local label=$1 title=$2 why=$3 pair=$4 fsdir=${5:-} filter=${6:-}
@@ -37,6 +49,7 @@ one() {
     local cmd="$lmbench ${args[*]}"
     [ -n "$fsdir" ] && cmd="LMBENCH_FSDIR=$fsdir $cmd"
     local load_before start t0
+    wait_load
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     start=$(date -u +%FT%TZ)
     t0=$(date +%s)
