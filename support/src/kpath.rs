@@ -6,14 +6,7 @@
 
 use std::io;
 
-#[inline]
-fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
+use crate::sys::check;
 
 /// `clock_gettime(clock)` through libc: glibc and musl answer the
 /// monotonic and coarse clocks from the vDSO, in user space, whenever the

@@ -6,8 +6,9 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
 
+/// A raw call's return value, or errno as an error when it is negative.
 #[inline]
-fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
+pub(crate) fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
