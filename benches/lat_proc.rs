@@ -25,11 +25,9 @@
 //! stops answering fails it too, after ten times the time its request
 //! should take plus 10 s (`Peer::call_timed`).
 
-use std::time::Duration;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::{lat_proc as cat, Metric};
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, config, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -58,16 +56,7 @@ fn lat_proc(c: &mut Criterion) {
         }
         // Checked once before timing: the peer creates and reaps one child.
         let (verb, arg) = op.split_once(' ').unwrap_or((op, ""));
-        let request = |n: u64| format!("{verb} {n} {arg}");
-        check(
-            metric,
-            "one untimed creation",
-            peer.call_timed(&request(1), 1),
-        );
-        g.bench(metric, |iters| {
-            let ns = check(metric, "peer", peer.call_timed(&request(iters), iters));
-            Duration::from_nanos(ns)
-        });
+        bench_peer_op(&mut g, &mut peer, metric, verb, arg);
     }
     g.finish();
 }

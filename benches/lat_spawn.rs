@@ -20,27 +20,13 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_spawn::{self as cat, PROGRAM};
-use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, config, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 // The same libc-only hello lat_proc execs (exec_targets/hello.rs), so
 // posix_spawn and vfork+exec compare with lat_proc/exec.
 const HELLO: &str = env!("LMBENCH_EXEC_HELLO");
-
-fn timed(g: &mut Group, peer: &mut Peer, metric: &'static Metric, verb: &str, arg: &str) {
-    let request = |n: u64| format!("{verb} {n} {arg}");
-    check(
-        metric,
-        "one untimed creation",
-        peer.call_timed(&request(1), 1),
-    );
-    g.bench(metric, |iters| {
-        let ns = check(metric, "peer", peer.call_timed(&request(iters), iters));
-        Duration::from_nanos(ns)
-    });
-}
 
 fn lat_spawn(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Slow);
@@ -52,10 +38,10 @@ fn lat_spawn(c: &mut Criterion) {
         "start lmbench-peer",
         Peer::spawn(PEER, &["spawn"]),
     );
-    timed(&mut g, &mut small, &cat::THREAD, "thread", "");
-    timed(&mut g, &mut small, &cat::POSIX_SPAWN, "posix_spawn", HELLO);
+    bench_peer_op(&mut g, &mut small, &cat::THREAD, "thread", "");
+    bench_peer_op(&mut g, &mut small, &cat::POSIX_SPAWN, "posix_spawn", HELLO);
     if cfg!(any(target_os = "linux", target_os = "android")) {
-        timed(&mut g, &mut small, &cat::VFORK_EXEC, "vfork", HELLO);
+        bench_peer_op(&mut g, &mut small, &cat::VFORK_EXEC, "vfork", HELLO);
     } else {
         g.skip(&cat::VFORK_EXEC, "vfork is measured on Linux only");
     }
@@ -71,7 +57,7 @@ fn lat_spawn(c: &mut Criterion) {
         "256 MiB written",
         big.call("ping", Duration::from_secs(60)),
     );
-    timed(&mut g, &mut big, m, "fork", "");
+    bench_peer_op(&mut g, &mut big, m, "fork", "");
     g.finish();
 }
 

@@ -608,3 +608,26 @@ pub fn timed_reads(
     stall.disarm();
     took
 }
+
+/// Benches `metric` as `verb N arg` requests to a peer that times its own
+/// N operations (lat_proc, lat_spawn): one untimed request first, so a
+/// failure is reported before timing; the peer's nanoseconds are the
+/// sample (the request's formatting is outside its clock).
+pub fn bench_peer_op(
+    g: &mut Group,
+    peer: &mut crate::proc::Peer,
+    metric: &'static Metric,
+    verb: &str,
+    arg: &str,
+) {
+    let request = |n: u64| format!("{verb} {n} {arg}");
+    check(
+        metric,
+        "one untimed creation",
+        peer.call_timed(&request(1), 1),
+    );
+    g.bench(metric, |iters| {
+        let ns = check(metric, "peer", peer.call_timed(&request(iters), iters));
+        Duration::from_nanos(ns)
+    });
+}
