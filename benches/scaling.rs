@@ -35,8 +35,8 @@ fn scaling(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     // 36 points: short samples (a tenth of this in the quick preset).
     g.criterion()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(1500));
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1000));
     if !cfg!(target_os = "linux") {
         for m in PROGRAM.metrics {
             g.skip(m, "Linux-only (futex, CPU affinity)");

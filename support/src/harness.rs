@@ -40,16 +40,17 @@ pub fn config() -> Criterion {
 #[derive(Debug, Clone, Copy)]
 pub enum Class {
     /// Sub-microsecond to microseconds: automatic sampling mode, 100
-    /// samples, 1 s warm-up, 3 s (Criterion's defaults are 3 s and 5 s:
-    /// a second warms any of these loops, and 3 s of 100 samples keeps a
-    /// default run of the suite under 15 minutes as it grows).
+    /// samples, 0.3 s warm-up, 1.5 s (Criterion's defaults are 3 s and
+    /// 5 s: a few hundred milliseconds warm any of these loops, and 1.5 s
+    /// still fills 100 samples of many iterations each). The times are
+    /// what keeps a default run of the whole suite under 15 minutes.
     Fast,
     /// Milliseconds (fork, exec, file create): flat sampling, 20 samples,
-    /// 1 s warm-up, 8 s, so each sample holds many operations.
+    /// 0.5 s warm-up, 5 s, so each sample holds many operations.
     Slow,
     /// Bandwidth transfers (milliseconds per iteration, many MB each): flat
-    /// sampling, 10 samples, 3 s; a bench still declares its bytes per
-    /// iteration with [`Group::bytes_per_iter`].
+    /// sampling, 10 samples, 0.3 s warm-up, 2 s; a bench still declares
+    /// its bytes per iteration with [`Group::bytes_per_iter`].
     Bandwidth,
 }
 
@@ -120,9 +121,9 @@ impl Preset {
     fn class(self, class: Class) -> (SamplingMode, usize, Duration, Duration) {
         let ms = Duration::from_millis;
         match (self, class) {
-            (Preset::Default, Class::Fast) => (SamplingMode::Auto, 100, ms(1000), ms(3000)),
-            (Preset::Default, Class::Slow) => (SamplingMode::Flat, 20, ms(1000), ms(8000)),
-            (Preset::Default, Class::Bandwidth) => (SamplingMode::Flat, 10, ms(1000), ms(3000)),
+            (Preset::Default, Class::Fast) => (SamplingMode::Auto, 100, ms(300), ms(1500)),
+            (Preset::Default, Class::Slow) => (SamplingMode::Flat, 20, ms(500), ms(5000)),
+            (Preset::Default, Class::Bandwidth) => (SamplingMode::Flat, 10, ms(300), ms(2000)),
             (Preset::Quick, Class::Fast) => (SamplingMode::Auto, QUICK_SAMPLES, ms(100), ms(300)),
             (Preset::Quick, Class::Slow) => (SamplingMode::Flat, QUICK_SAMPLES, ms(300), ms(1500)),
             (Preset::Quick, Class::Bandwidth) => {
