@@ -21,7 +21,7 @@ pub use mem_lat::{
     curve as mem_curve, curve_ends, level_points, level_points_of, levels, mem_notes, rand_notes,
     MEM_LAT, MEM_RAND,
 };
-pub use modern::MODERN;
+pub use modern::{MODERN, MODERN_PROC};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
 pub use remote::{remote_metrics, REMOTE_BW, REMOTE_LAT};
@@ -49,6 +49,7 @@ pub static TABLES: &[&Table] = &[
     &MEM_LAT,
     &MEM_RAND,
     &MODERN,
+    &MODERN_PROC,
     &SCALING,
     &SCALING_AGG,
 ];

@@ -1,7 +1,9 @@
 //! "Modern kernel paths": the paths engineers measure today that lmbench
-//! (frozen around 2005) lacks. One row per run, microseconds; the
-//! programs' other points (fd counts, pinned placements...) are saved and
-//! compared but not shown here.
+//! (frozen around 2005) lacks, in two tables so a row fits a mail's width:
+//! clocks, event polling and memory management; wake-ups, process
+//! creation and io_uring. One row per run, microseconds; the programs'
+//! other points (fd counts, pinned placements...) are saved and compared
+//! but not shown here.
 use crate::catalog::lat_clock as clock;
 use crate::catalog::lat_poll as poll;
 use crate::catalog::lat_spawn as spawn;
@@ -12,7 +14,7 @@ use crate::catalog::{Column, Source, Table, Unit};
 
 pub static MODERN: Table = Table {
     key: "modern",
-    title: "Modern kernel paths - times in microseconds - smaller is better",
+    title: "Modern kernel paths, clocks, polling and memory - times in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
         Column::new("clk", "vdso", 4, Source::Metric(&clock::VDSO)),
@@ -26,6 +28,14 @@ pub static MODERN: Table = Table {
         Column::new("unmp", "page", 4, Source::Metric(&vm::MUNMAP)),
         Column::new("mprt", "page", 4, Source::Metric(&vm::MPROTECT)),
         Column::new("dntn", "rflt", 4, Source::Metric(&vm::DONTNEED)),
+    ],
+};
+
+pub static MODERN_PROC: Table = Table {
+    key: "modern_proc",
+    title: "Modern kernel paths, wake-ups, creation and io_uring - times in microseconds - smaller is better",
+    unit: Unit::Micros,
+    columns: &[
         Column::new("evfd", "proc", 4, Source::Metric(&wake::U_EVENTFD)),
         Column::new("futx", "proc", 4, Source::Metric(&wake::U_FUTEX)),
         Column::new("dgrm", "proc", 4, Source::Metric(&wake::U_DGRAM)),
