@@ -3,7 +3,7 @@
 //! row; each figure is formatted to its column's width the way lmbench's
 //! report does (as many digits as fit: 0.08, 1.25, 12.5, 123, 1234, 12K).
 
-use lmbench_support::catalog::Table;
+use lmbench_support::catalog::{Source, Table};
 
 use crate::cells::{fmt_spread, Cell};
 use crate::run::Run;
@@ -64,12 +64,19 @@ fn cut(s: &str, w: usize) -> String {
     s.chars().take(w).collect()
 }
 
-/// True if any run has a figure for any column of the table.
+/// True if any run has a figure for any column of the table: a figure it
+/// measured (or imported), not only a machine fact such as the OS's clock
+/// or CPU count, so a run of a few programs prints only their tables.
 pub fn has_data(table: &Table, runs: &[Run]) -> bool {
     runs.iter().any(|r| {
-        (0..table.columns.len())
-            .skip_while(|&i| table.columns[i].header[0] == "Mhz")
-            .any(|i| r.cell(table, i).is_some())
+        table
+            .columns
+            .iter()
+            .enumerate()
+            .any(|(i, c)| match r.imported {
+                Some(_) => !matches!(c.source, Source::Fact(_)) && r.cell(table, i).is_some(),
+                None => c.source.measured(r),
+            })
     })
 }
 
@@ -166,6 +173,42 @@ pub fn banner() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::{MetricStats, Origin};
+    use lmbench_support::catalog::lat_pipe;
+    use lmbench_support::catalog::tables::TABLES;
+    use lmbench_support::machine::Facts;
+
+    /// A run of lat_pipe alone on a machine whose facts give the clock,
+    /// the cache line and the CPU count.
+    fn pipe_only() -> Run {
+        let mut machine = Facts::default();
+        for (k, v) in [
+            ("host", "h"),
+            ("cpu_mhz", "2596"),
+            ("cache_line", "64"),
+            ("ncpu", "2"),
+        ] {
+            machine.set(k, Some(v.into()));
+        }
+        Run {
+            machine,
+            metrics: [(lat_pipe::PIPE.id.to_string(), MetricStats::one(5000.0))].into(),
+            origin: Origin::Live,
+            meta: crate::store::current_meta(1),
+            imported: None,
+        }
+    }
+
+    #[test]
+    fn machine_facts_alone_do_not_make_a_table() {
+        let run = [pipe_only()];
+        let shown: Vec<&str> = TABLES
+            .iter()
+            .filter(|t| has_data(t, &run))
+            .map(|t| t.key)
+            .collect();
+        assert_eq!(shown, ["comm_lat"]);
+    }
 
     #[test]
     fn numbers_fit_their_width() {

@@ -217,6 +217,10 @@ pub enum Source {
     /// Computed by the function from the metrics listed (listed so that
     /// `lmbench list` and the completeness tests see what feeds the column).
     Computed(&'static [&'static Metric], fn(&dyn Lookup) -> Option<f64>),
+    /// A machine fact printed beside the figures (the OS's clock, cache
+    /// line, CPU count): shown, but never what makes a table worth
+    /// printing for a run that measured none of its figures.
+    Fact(fn(&dyn Lookup) -> Option<f64>),
     /// The bench for this column has not been written yet: always `-`.
     Pending,
 }
@@ -232,7 +236,7 @@ impl Source {
                 (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
             }
             Source::Minus(a, b) => Some(run.value(a)? - run.value(b)?),
-            Source::Derived(f) => f(run),
+            Source::Derived(f) | Source::Fact(f) => f(run),
             Source::Computed(_, f) => f(run),
             Source::Pending => None,
         }
@@ -245,7 +249,20 @@ impl Source {
             Source::Mean(ms) => ms.to_vec(),
             Source::Minus(a, b) => vec![a, b],
             Source::Computed(ms, _) => ms.to_vec(),
-            Source::Derived(_) | Source::Pending => vec![],
+            Source::Derived(_) | Source::Fact(_) | Source::Pending => vec![],
+        }
+    }
+
+    /// True when the column shows a figure this run measured: a value, and
+    /// for a computed column one of the metrics it reads (the clock column
+    /// falls back on the OS's figure). Facts never count.
+    pub fn measured(&self, run: &dyn Lookup) -> bool {
+        match *self {
+            Source::Fact(_) | Source::Pending => false,
+            Source::Computed(ms, _) => {
+                ms.iter().any(|m| run.value(m).is_some()) && self.eval(run).is_some()
+            }
+            _ => self.eval(run).is_some(),
         }
     }
 }

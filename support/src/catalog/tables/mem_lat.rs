@@ -13,7 +13,12 @@ pub static MEM_LAT: Table = Table {
     title: "Memory latencies in nanoseconds - smaller is better",
     unit: Unit::Nanos,
     columns: &[
-        Column::new("Mhz", "", 5, Source::Derived(super::mhz)),
+        Column::new(
+            "Mhz",
+            "",
+            5,
+            Source::Computed(&super::MHZ_INPUTS, super::mhz),
+        ),
         Column::new("L1 $", "", 6, Source::Derived(|r| level_value(r, 0))),
         Column::new("L2 $", "", 6, Source::Derived(|r| level_value(r, 1))),
         Column::new("L3 $", "", 6, Source::Derived(|r| level_value(r, 2))),

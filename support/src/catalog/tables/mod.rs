@@ -65,6 +65,9 @@ pub fn table_notes(key: &str, run: &dyn Lookup) -> Vec<String> {
     }
 }
 
+/// What the clock columns read: the mhz program's two chains.
+pub static MHZ_INPUTS: [&super::Metric; 2] = [&super::mhz::ADD, &super::mhz::XOR];
+
 /// The clock in MHz: measured when the run has lat_ops, else the OS's
 /// nominal figure (machine fact `cpu_mhz`).
 pub fn mhz(run: &dyn Lookup) -> Option<f64> {

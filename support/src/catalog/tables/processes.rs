@@ -5,7 +5,12 @@ pub static PROCESSES: Table = Table {
     title: "Processor, Processes - times in microseconds - smaller is better",
     unit: Unit::Micros,
     columns: &[
-        Column::new("Mhz", "", 4, Source::Derived(super::mhz)),
+        Column::new(
+            "Mhz",
+            "",
+            4,
+            Source::Computed(&super::MHZ_INPUTS, super::mhz),
+        ),
         Column::new("null", "call", 4, Source::Metric(&lat_syscall::NULL)),
         Column::new(
             "null",

@@ -65,7 +65,7 @@ per_series! {
 macro_rules! columns {
     ($($top:literal, $proc:ident, $thread:ident;)*) => {
         &[
-            Column::new("N", "", 3, Source::Derived(n)),
+            Column::new("N", "", 3, Source::Fact(n)),
             $(
                 Column::new($top, "proc", 5, Source::Derived($proc)),
                 Column::new("", "thrd", 5, Source::Derived($thread)),

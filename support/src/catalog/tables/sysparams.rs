@@ -9,10 +9,15 @@ pub static SYSPARAMS: Table = Table {
     title: "Basic system parameters",
     unit: Unit::Count,
     columns: &[
-        Column::new("Mhz", "", 5, Source::Derived(super::mhz)),
-        Column::new("Mhz", "OS", 5, Source::Derived(super::nominal_mhz)),
+        Column::new(
+            "Mhz",
+            "",
+            5,
+            Source::Computed(&super::MHZ_INPUTS, super::mhz),
+        ),
+        Column::new("Mhz", "OS", 5, Source::Fact(super::nominal_mhz)),
         Column::new("tlb", "pages", 5, Source::Derived(tlb_pages)),
-        Column::new("cache", "line", 5, Source::Derived(cache_line)),
+        Column::new("cache", "line", 5, Source::Fact(cache_line)),
         Column::new("mem", "par", 6, Source::Derived(mem_par)),
         Column::new("scal", "load", 4, Source::Derived(scal_load)),
     ],
