@@ -23,18 +23,18 @@
 //! switch's uncertainty; the summary prints `-` and a note where it does
 //! not clear zero.
 //!
-//! A sample's work is fixed (about [`SAMPLE`] of blocks, calibrated once),
-//! and Criterion's iteration count only scales the figure (the sample is
-//! returned as `iters` x the switch): a difference, unlike a duration, does
-//! not grow with the time spent, and Criterion sizes its samples from the
-//! durations it gets back. A difference at or below zero is returned as
+//! One Criterion iteration is one trip round the ring (P hand-offs) and
+//! its P overhead passes, so the work (and the wall time Criterion plans
+//! from) grows with the iterations; the sample returns the paired switch
+//! per hand-off times the iterations, so its "time per iteration" is that
+//! switch. A difference at or below zero is returned as
 //! [`cat::NOT_POSITIVE_NS`] per iteration (a duration cannot be negative).
 //! Why in the helper: ring members should be small fresh processes (as
 //! lmbench's forked children are), not forks of Criterion's big process.
 //! A member that dies breaks the ring: the helper answers `err` and the
 //! bench fails with the metric id; a silent helper fails after 10 s.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use lmbench_support::catalog::lat_ctx::{self as cat, PROGRAM, SHAPES};
@@ -52,26 +52,21 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// 2-vCPU guest, 2p/16K on one CPU: 3.28 us per hop in blocks of 10 or 100
 /// hand-offs, 3.18 in blocks of 4000, 3.11-3.15 in one long run.
 const BLOCK_HOPS: u64 = 1000;
-/// The work of one sample (its pairs of blocks), as Criterion's own
-/// sample lengths: 3 s / 100 samples, or the quick preset's 0.3 s / 10.
-const SAMPLE: Duration = Duration::from_millis(30);
+/// `pair B M` for `iters` trips: blocks of [`BLOCK_HOPS`] hand-offs, or
+/// one block of every trip when there are fewer.
+fn blocks(iters: u64, p: usize) -> (u64, u64) {
+    let b = (BLOCK_HOPS / p as u64).max(1).min(iters.max(1));
+    (b, iters.max(1).div_ceil(b))
+}
 
 fn paired(g: &mut Group, metric: &'static Metric, args: &[&str], p: usize) {
     let mut peer = check(metric, "start lmbench-peer ctx", Peer::spawn(PEER, args));
     check(metric, "ring ready", peer.call("ping", TIMEOUT));
-    // Trips per block, then rounds per sample from one untimed pair.
-    let b = (BLOCK_HOPS / p as u64).max(1);
-    let t = Instant::now();
-    check(
-        metric,
-        "untimed pair",
-        peer.call(&format!("pair {b} 1"), TIMEOUT),
-    );
-    let rounds = (SAMPLE.as_secs_f64() / t.elapsed().as_secs_f64()).clamp(1.0, 1000.0) as u64;
-    let request = format!("pair {b} {rounds}");
+    check(metric, "untimed pair", peer.call("pair 1 1", TIMEOUT));
     g.bench(metric, |iters| {
-        let reply = check(metric, "ring", peer.call(&request, TIMEOUT));
-        let pair = check(metric, "ring", Paired::parse(&reply, p, b, rounds));
+        let (b, m) = blocks(iters, p);
+        let reply = check(metric, "ring", peer.call(&format!("pair {b} {m}"), TIMEOUT));
+        let pair = check(metric, "ring", Paired::parse(&reply, p, b, m));
         let ns = pair.switch_ns().max(cat::NOT_POSITIVE_NS) * iters as f64;
         Duration::from_secs_f64(ns / 1e9)
     });
@@ -79,8 +74,7 @@ fn paired(g: &mut Group, metric: &'static Metric, args: &[&str], p: usize) {
 
 fn lat_ctx(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
-    // 14 benchmarks; each sample is a fixed amount of work (see SAMPLE),
-    // so the figures are planned flat: every sample one paired figure.
+    // 14 benchmarks. Flat: every sample the same number of paired blocks.
     g.criterion()
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
