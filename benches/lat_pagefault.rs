@@ -39,14 +39,21 @@
 //!   them (getrusage, outside the clock), then as many `page_remap`
 //!   passes; reported: (touching - remap time) / faults. Paired in one
 //!   call, so the subtraction is not of medians taken at different times.
-//!   The faults per touched page (the setup line on stderr) is what large
-//!   folios change between kernels.
+//! - faults_per_page: a ratio, not a time (unit `count`): the faults
+//!   counted around whole `page` passes over the pages they touched. It is
+//!   what large folios change between kernels. A Criterion iteration is one
+//!   touched page (the touches are rounded up to whole passes, so every
+//!   sample has the same ratio's meaning); the sample returns the ratio
+//!   times the iterations as nanoseconds, so its "time per iteration" is
+//!   the ratio. Criterion plans from the wall time of the calls, which
+//!   grows with the iterations as for `page`; only the returned value is
+//!   the ratio. Flat sampling: equal samples, usually all the same value.
 
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
@@ -139,6 +146,20 @@ impl Pass<'_> {
         }
         let net = touched.saturating_sub(remapped).as_nanos();
         Duration::from_nanos((net * iters as u128 / faults as u128) as u64)
+    }
+
+    /// Faults per touched page over whole passes of at least `iters`
+    /// touches, returned as `iters` times that ratio in nanoseconds (see
+    /// the module doc: faults_per_page).
+    fn faults_per_page(&self, iters: u64) -> Duration {
+        let per_pass = self.order.len() as u64;
+        let passes = iters.div_ceil(per_pass);
+        let faults: u64 = (0..passes).map(|_| self.faults()).sum();
+        if faults == 0 {
+            failed(self.metric, "passes over fresh mappings took no fault");
+        }
+        let ratio = faults as f64 / (passes * per_pass) as f64;
+        Duration::from_secs_f64(ratio * iters as f64 / 1e9)
     }
 
     /// Minor faults of one untimed full pass.
@@ -245,6 +266,14 @@ fn lat_pagefault(c: &mut Criterion) {
         ..every
     };
     g.bench(&cat::PER_FAULT, |iters| per_fault.per_fault(iters));
+    let counted = Pass {
+        metric: &cat::FAULTS_PER_PAGE,
+        ..every
+    };
+    g.criterion().sampling_mode(SamplingMode::Flat);
+    g.bench(&cat::FAULTS_PER_PAGE, |iters| {
+        counted.faults_per_page(iters)
+    });
     g.finish();
 }
 

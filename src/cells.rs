@@ -38,17 +38,16 @@ impl Spread {
 
     /// (low, high) of one metric's samples in ns per iteration.
     fn bounds_ns(self, s: &MetricStats) -> Option<(f64, f64)> {
-        let mut x = s.per_iter_ns();
-        if x.len() < 2 {
-            return None;
-        }
-        x.sort_by(f64::total_cmp);
         match self {
-            Spread::Iqr => Some((stats::quantile(&x, 0.25), stats::quantile(&x, 0.75))),
-            Spread::Ci => {
-                let (j, k) = stats::median_ci_ranks(x.len());
-                Some((x[j], x[k]))
+            Spread::Iqr => {
+                let mut x = s.per_iter_ns();
+                if x.len() < 2 {
+                    return None;
+                }
+                x.sort_by(f64::total_cmp);
+                Some((stats::quantile(&x, 0.25), stats::quantile(&x, 0.75)))
             }
+            Spread::Ci => s.median_ci_ns(),
         }
     }
 }
@@ -77,6 +76,9 @@ impl Lookup for Reads<'_> {
     fn fact(&self, key: &str) -> Option<String> {
         self.run.fact(key)
     }
+    fn median_interval(&self, metric: &Metric) -> Option<(f64, f64)> {
+        self.run.median_interval(metric)
+    }
 }
 
 /// The run with one metric's figure replaced.
@@ -96,6 +98,9 @@ impl Lookup for With<'_> {
     }
     fn fact(&self, key: &str) -> Option<String> {
         self.run.fact(key)
+    }
+    fn median_interval(&self, metric: &Metric) -> Option<(f64, f64)> {
+        self.run.median_interval(metric)
     }
 }
 
@@ -159,9 +164,15 @@ pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) 
 
 fn propagate(column: &Column, run: &Run, ids: &[String], value: f64, kind: Spread) -> Option<f64> {
     let mut sum_sq = 0.0;
+    let mut used = 0;
     for id in ids {
+        // A metric the column asked for but the run lacks (a fallback's
+        // input, e.g. lat_ctx's overhead of older runs) adds no spread.
+        let Some(s) = run.metrics.get(id) else {
+            continue;
+        };
+        used += 1;
         let metric = Metric::by_id(id)?;
-        let s = run.metrics.get(id)?;
         let (lo, hi) = kind.bounds_ns(s)?;
         let bytes = s.bytes_per_iter.map(|b| b as f64);
         let at = |ns: f64| -> Option<f64> {
@@ -171,7 +182,7 @@ fn propagate(column: &Column, run: &Run, ids: &[String], value: f64, kind: Sprea
         let half = (at(hi)? - at(lo)?).abs() / 2.0;
         sum_sq += half * half;
     }
-    (value.is_finite() && !ids.is_empty()).then(|| sum_sq.sqrt())
+    (value.is_finite() && used > 0).then(|| sum_sq.sqrt())
 }
 
 /// A spread as a share of the figure, to fit `width` characters: "±2.3%",

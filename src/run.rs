@@ -66,6 +66,18 @@ impl MetricStats {
         }
     }
 
+    /// The distribution-free interval of at least 95% for the median, ns
+    /// per iteration (see `stats::median_ci_ranks`); `None` under 2 samples.
+    pub fn median_ci_ns(&self) -> Option<(f64, f64)> {
+        let mut x = self.per_iter_ns();
+        if x.len() < 2 {
+            return None;
+        }
+        x.sort_by(f64::total_cmp);
+        let (j, k) = stats::median_ci_ranks(x.len());
+        Some((x[j], x[k]))
+    }
+
     /// Nanoseconds per iteration of each sample: what tests compare.
     pub fn per_iter_ns(&self) -> Vec<f64> {
         self.iters
@@ -229,6 +241,14 @@ impl Lookup for Run {
 
     fn fact(&self, key: &str) -> Option<String> {
         self.machine.get(key).map(str::to_string)
+    }
+
+    fn median_interval(&self, metric: &Metric) -> Option<(f64, f64)> {
+        let s = self.metrics.get(metric.id)?;
+        let (lo, hi) = s.median_ci_ns()?;
+        let bytes = s.bytes_per_iter.map(|b| b as f64);
+        let unit = |ns| metric.unit.from_ns_per_iter(ns, bytes);
+        Some((unit(lo)?, unit(hi)?))
     }
 }
 

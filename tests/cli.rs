@@ -55,6 +55,41 @@ fn summary_renders_the_processes_table() {
 }
 
 #[test]
+fn a_context_switch_in_its_noise_prints_a_dash_and_a_note() {
+    let env = Env::new();
+    // Paired switch samples: 2p/16K alternates 0.8 us and ~0 (what the
+    // bench stores for a non-positive difference), so its median's
+    // interval reaches zero; 2p/64K is 2 us give or take 10%.
+    env.bench(
+        Metric::by_id("lat_ctx/pinned/2p_16k").unwrap(),
+        400.0,
+        0.999_999,
+    );
+    env.bench(Metric::by_id("lat_ctx/pinned/2p_64k").unwrap(), 2000.0, 0.1);
+    let out = env.lmbench(&["summary"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| l.starts_with("Context switching, all ring members on one CPU"))
+        .expect("title line");
+    let row: Vec<&str> = lines[title + 5].split_whitespace().collect();
+    assert_eq!(
+        row[row.len() - 7..],
+        ["-", "-", "2", "-", "-", "-", "-"],
+        "{text}"
+    );
+    assert_eq!(
+        lines[title + 6],
+        "  2p/16K: - : switch not above its noise (median 0.400 us, 95% interval <=0..0.800 us); \
+         lmbench prints nothing for a non-positive result",
+        "{text}"
+    );
+    assert!(!text.contains("2p/64K: -"), "{text}");
+}
+
+#[test]
 fn missing_results_is_one_clear_line() {
     let env = Env::new();
     let o = env.lmbench(&["summary"]);

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use lmbench_support::catalog::{lat_pipe, lat_tcp};
 use lmbench_support::harness::check;
 use lmbench_support::ipc;
+use lmbench_support::peer::ctx::Paired;
 use lmbench_support::proc::{alive, Peer};
 use lmbench_support::stall::Stall;
 use lmbench_support::{rpc, sys};
@@ -92,6 +93,26 @@ fn ctx_ring_member_death_is_an_error() {
     let start = Instant::now();
     assert!(ring.call_u64("run 1000000000", t).is_err());
     assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn ctx_pair_returns_a_ring_and_its_own_overhead() {
+    let t = Duration::from_secs(10);
+    let mut ring = Peer::spawn(PEER, &["ctx", "3", "16"]).unwrap();
+    let reply = ring.call("pair 5 3", t).unwrap();
+    let pair = Paired::parse(&reply, 3, 5, 3).unwrap();
+    // 3 rounds of 5 trips of 3 hand-offs, and as many overhead passes.
+    assert_eq!(pair.hops, 45);
+    assert!(pair.ring_ns > 0 && pair.overhead_ns > 0, "{reply}");
+    assert!(pair.switch_ns().is_finite());
+    for bad in ["pair 0 1", "pair 1 0", "pair 1", "pair x 1"] {
+        assert!(ring.call(bad, t).is_err(), "{bad} accepted");
+    }
+    // The peer still serves after refusing.
+    Paired::parse(&ring.call("pair 1 1", t).unwrap(), 3, 1, 1).unwrap();
+    // A ring of one has no switch to pair.
+    let mut alone = Peer::spawn(PEER, &["ctx", "1", "0"]).unwrap();
+    assert!(alone.call("pair 1 1", t).is_err());
 }
 
 #[test]

@@ -1,9 +1,18 @@
 //! lat_ctx: context switching in a ring of processes passing a token.
 //!
-//! The saved figures are RAW: one trip of the token round the ring (P
-//! hand-offs), and the single-process overhead per hand-off. The summary
-//! computes lmbench's figure, raw / P - overhead (see `tables::ctx`), so a
-//! reader of the saved data can redo the arithmetic.
+//! Each sample is one PAIRED figure: in one peer request, blocks of ring
+//! trips alternate with blocks of the single-process overhead (the same
+//! pipe write + read + working-set sum without a switch), and the sample
+//! is (ring ns - overhead ns) / hand-offs: lmbench's figure, each ring
+//! measured with its own overhead moments apart (`peer::ctx::Paired`).
+//!
+//! Changed in issue 11: until then these ids held the RAW ring trip (P
+//! hand-offs) and `lat_ctx/overhead/<K>k` a separately measured overhead;
+//! the summary subtracted their medians (unpaired, taken minutes apart). A
+//! run saved before the change still has the overhead ids; the summary
+//! recognises it by them and does the old arithmetic (the last field of [`SHAPES`]).
+//! `lmbench compare` of such a run with a newer one compares raw trips with
+//! switches under the same id: do not read it as a kernel change.
 use super::{Metric, Program, Unit::Micros};
 
 macro_rules! ring {
@@ -20,7 +29,8 @@ macro_rules! ring {
                 $k,
                 " KB working set on receipt; ",
                 $where,
-                "; raw, before dividing by P and subtracting the overhead"
+                "; one sample = (ring ns - ns of the same number of overhead passes ",
+                "measured interleaved with it) / hand-offs: the switch per hand-off"
             ),
         );
     };
@@ -126,13 +136,19 @@ ring!(
     "every member pinned to one CPU"
 );
 
+/// A per-hand-off difference at or below zero is stored as this many
+/// nanoseconds (a Criterion sample is a duration and cannot be negative);
+/// the summary treats samples at or below it as "no switch measured".
+pub const NOT_POSITIVE_NS: f64 = 0.001;
+
 macro_rules! overhead {
     ($name:ident, $id:literal, $k:literal) => {
         pub static $name: Metric = Metric::median(
             $id,
             Micros,
             concat!(
-                "in one process: write the token to a pipe, read it back, sum the ",
+                "(runs saved before issue 11 only) in one process: write the token ",
+                "to a pipe, read it back, sum the ",
                 $k,
                 " KB working set (the non-switch cost of one hand-off)"
             ),
@@ -140,11 +156,14 @@ macro_rules! overhead {
     };
 }
 
+// No longer measured (the overhead is paired inside each ring sample) and
+// not in `PROGRAM`: only read to recognise and render older saved runs.
 overhead!(OVH_0K, "lat_ctx/overhead/0k", "0");
 overhead!(OVH_16K, "lat_ctx/overhead/16k", "16");
 overhead!(OVH_64K, "lat_ctx/overhead/64k", "64");
 
-/// The ring shapes of the summary: (processes, KB, unpinned, pinned, overhead).
+/// The ring shapes of the summary: (processes, KB, unpinned, pinned,
+/// the overhead metric of runs saved before the pairing).
 pub static SHAPES: [(usize, usize, &Metric, &Metric, &Metric); 7] = [
     (2, 0, &U2P_0K, &P2P_0K, &OVH_0K),
     (2, 16, &U2P_16K, &P2P_16K, &OVH_16K),
@@ -159,7 +178,7 @@ pub static PROGRAM: Program = Program {
     name: "lat_ctx",
     about: "context switching: a token round a ring of processes, each touching a working set",
     metrics: &[
-        &OVH_0K, &OVH_16K, &OVH_64K, &U2P_0K, &U2P_16K, &U2P_64K, &U8P_16K, &U8P_64K, &U16P_16K,
-        &U16P_64K, &P2P_0K, &P2P_16K, &P2P_64K, &P8P_16K, &P8P_64K, &P16P_16K, &P16P_64K,
+        &U2P_0K, &U2P_16K, &U2P_64K, &U8P_16K, &U8P_64K, &U16P_16K, &U16P_64K, &P2P_0K, &P2P_16K,
+        &P2P_64K, &P8P_16K, &P8P_64K, &P16P_16K, &P16P_64K,
     ],
 };

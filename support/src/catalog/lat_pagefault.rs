@@ -2,7 +2,7 @@
 //! metric has a remap twin with the same pass structure (iteration = one
 //! touched page, the same pages per mapping) minus the touches, so
 //! "touch minus remap" is the fault cost alone.
-use super::{Metric, Program, Unit::Micros};
+use super::{Metric, Program, Unit::Count, Unit::Micros};
 
 pub static PAGE: Metric = Metric::median(
     "lat_pagefault/page",
@@ -31,8 +31,21 @@ pub static PER_FAULT: Metric = Metric::median(
     "per minor fault actually taken: `page` passes minus the same number of `page_remap` passes, in the same timed call, divided by the faults counted (getrusage ru_minflt + ru_majflt, a retried fault counts as major) around the touching passes",
 );
 
+pub static FAULTS_PER_PAGE: Metric = Metric::median(
+    "lat_pagefault/faults_per_page",
+    Count,
+    "a ratio, not a time: faults counted (getrusage minor + major) around one `page` pass, divided by the pages it touched; 1/16 where fault-around maps 16 pages per fault, less where large folios map more",
+);
+
 pub static PROGRAM: Program = Program {
     name: "lat_pagefault",
     about: "minor page faults on a cached file: per page (fault-around amortised) and per fault",
-    metrics: &[&PAGE, &PAGE_REMAP, &FAULT, &FAULT_REMAP, &PER_FAULT],
+    metrics: &[
+        &PAGE,
+        &PAGE_REMAP,
+        &FAULT,
+        &FAULT_REMAP,
+        &PER_FAULT,
+        &FAULTS_PER_PAGE,
+    ],
 };

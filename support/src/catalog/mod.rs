@@ -201,6 +201,12 @@ pub trait Lookup {
     fn value(&self, metric: &Metric) -> Option<f64>;
     /// A machine fact by key (see `machine::Facts::get`), if recorded.
     fn fact(&self, key: &str) -> Option<String>;
+    /// A distribution-free interval of at least 95% for the metric's median,
+    /// in its unit, when the run holds its samples (imported and fixture
+    /// runs do not: `None`).
+    fn median_interval(&self, _metric: &Metric) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// How a summary column gets its number.

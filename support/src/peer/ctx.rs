@@ -7,10 +7,17 @@
 //! before passing the token on. With `pin` (Linux), this process binds
 //! itself to one CPU before forking, so every member runs on that CPU.
 //!
-//! Requests: `run N` → N trips round the ring (N*P hand-offs), replying
-//! the nanoseconds; `overhead N` → N times: write the token to a private
-//! pipe, read it back, sum the K KB set (no switch: lmbench's overhead),
-//! replying the nanoseconds; `ping` → `pong cpu=C|any`.
+//! Requests: `pair B M` → M rounds, each an overhead block (B*P passes:
+//! write the token to a private pipe, read it back, sum the K KB set; no
+//! switch, lmbench's overhead) and a ring block (B trips round the ring,
+//! B*P hand-offs), each block after one untimed pass/trip; odd rounds run
+//! the ring block first (ABBA), so a drift in time weighs on both alike.
+//! Replies `RING_NS OVERHEAD_NS` (see [`Paired`]): the ring's hand-offs and
+//! their own overhead, measured moments apart in the same process with the
+//! same placement. `run N` → N trips round the ring (N*P hand-offs),
+//! replying the nanoseconds; `overhead N` → N overhead passes, replying the
+//! nanoseconds (both unpaired: kept for direct use and older bench
+//! binaries); `ping` → `pong cpu=C|any`.
 //!
 //! A member that dies closes its pipe ends, so its successor reads EOF and
 //! exits too; the driver then reads EOF and answers `err`. Members get
@@ -52,14 +59,77 @@ pub fn main(args: &[String]) -> io::Result<()> {
         }
         ["overhead", n] => {
             let n: u64 = n.parse().map_err(|_| bad())?;
-            let start = sys::now_ns();
-            for _ in 0..n {
-                pass(self_w.as_raw_fd(), self_r.as_raw_fd(), &mut set)?;
+            overhead(n, &self_w, &self_r, &mut set).map(|ns| ns.to_string())
+        }
+        ["pair", b, m] => {
+            let b: u64 = b.parse().ok().filter(|&b| b > 0).ok_or_else(bad)?;
+            let m: u64 = m.parse().ok().filter(|&m| m > 0).ok_or_else(bad)?;
+            let (mut ring_ns, mut ovh_ns) = (0, 0);
+            for round in 0..m {
+                let ovh_first = round % 2 == 0;
+                if ovh_first {
+                    ovh_ns += overhead_block(b * p as u64, &self_w, &self_r, &mut set)?;
+                }
+                ring_ns += ring.trips(b, &mut set)?;
+                if !ovh_first {
+                    ovh_ns += overhead_block(b * p as u64, &self_w, &self_r, &mut set)?;
+                }
             }
-            Ok((sys::now_ns() - start).to_string())
+            Ok(format!("{ring_ns} {ovh_ns}"))
         }
         _ => Err(io::Error::other(format!("bad request {words:?}"))),
     })
+}
+
+/// `n` overhead passes (token through a private pipe, then the sum);
+/// returns nanoseconds.
+fn overhead(n: u64, w: &OwnedFd, r: &OwnedFd, set: &mut WorkingSet) -> io::Result<u64> {
+    let start = sys::now_ns();
+    for _ in 0..n {
+        pass(w.as_raw_fd(), r.as_raw_fd(), set)?;
+    }
+    Ok(sys::now_ns() - start)
+}
+
+/// One untimed overhead pass (the block starts as warm as a ring block,
+/// which is preceded by one untimed trip), then `n` timed ones.
+fn overhead_block(n: u64, w: &OwnedFd, r: &OwnedFd, set: &mut WorkingSet) -> io::Result<u64> {
+    pass(w.as_raw_fd(), r.as_raw_fd(), set)?;
+    overhead(n, w, r, set)
+}
+
+/// The reply of `pair B M` for a ring of P: the ring blocks' and the
+/// overhead blocks' nanoseconds, each over `hops` = B*M*P hand-offs or
+/// passes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Paired {
+    pub ring_ns: u64,
+    pub overhead_ns: u64,
+    pub hops: u64,
+}
+
+impl Paired {
+    /// Parses `RING_NS OVERHEAD_NS` for a request of `b` trips per block,
+    /// `m` rounds, a ring of `p`.
+    pub fn parse(reply: &str, p: usize, b: u64, m: u64) -> io::Result<Paired> {
+        let bad = || io::Error::other(format!("bad pair reply {reply:?}"));
+        let mut it = reply.split_whitespace().map(|w| w.parse::<u64>());
+        match (it.next(), it.next(), it.next()) {
+            (Some(Ok(ring_ns)), Some(Ok(overhead_ns)), None) => Ok(Paired {
+                ring_ns,
+                overhead_ns,
+                hops: b * m * p as u64,
+            }),
+            _ => Err(bad()),
+        }
+    }
+
+    /// lmbench's figure from this one pair: nanoseconds per hand-off of
+    /// the ring minus those of its own overhead. May be zero or negative
+    /// when the switch is lost in the noise.
+    pub fn switch_ns(&self) -> f64 {
+        (self.ring_ns as f64 - self.overhead_ns as f64) / self.hops as f64
+    }
 }
 
 /// A member's private working set, summed on every receipt of the token.
@@ -238,4 +308,21 @@ fn pin_to_one_cpu() -> io::Result<usize> {
     // Never unbind: the ring members forked later must inherit it.
     std::mem::forget(pin);
     Ok(cpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Paired;
+
+    #[test]
+    fn a_pair_is_the_ring_minus_its_overhead_per_hand_off() {
+        let p = Paired::parse("9000 3000", 2, 10, 3).unwrap();
+        assert_eq!(p.hops, 60);
+        assert_eq!(p.switch_ns(), 100.0);
+        // A switch lost in the noise comes out negative, not clamped.
+        assert!(Paired::parse("2900 3000", 2, 10, 3).unwrap().switch_ns() < 0.0);
+        for bad in ["", "1", "1 2 3", "1 -2", "a b"] {
+            assert!(Paired::parse(bad, 2, 1, 1).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -1,11 +1,70 @@
-use crate::catalog::lat_ctx::SHAPES;
+use crate::catalog::lat_ctx::{NOT_POSITIVE_NS, SHAPES};
 use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 
-/// lmbench's context-switch figure from the raw metrics: one ring trip
-/// divided by the P hand-offs it holds, minus the per-hand-off overhead
-/// measured in one process (pipe write + read + working-set sum).
-pub fn switch(run: &dyn Lookup, trip: &Metric, p: usize, overhead: &Metric) -> Option<f64> {
-    Some(run.value(trip)? / p as f64 - run.value(overhead)?)
+/// lmbench's context-switch figure of one ring shape, in microseconds.
+///
+/// A run made since issue 11 holds it directly: the median of paired
+/// samples, each a ring block minus its own overhead block per hand-off
+/// (`catalog::lat_ctx`). Where that switch is not above its noise (the
+/// median, or the low end of its 95% interval, at or below zero) it is
+/// `None`, printed `-` with a note ([`switch_notes`]), as lmbench prints
+/// nothing for a non-positive result.
+///
+/// A run saved before holds the raw ring trip and the overhead measured
+/// apart (`overhead`, whose presence marks such a run): trip / P minus
+/// overhead, as then (unpaired).
+pub fn switch(run: &dyn Lookup, ring: &Metric, p: usize, overhead: &Metric) -> Option<f64> {
+    let v = run.value(ring)?;
+    match run.value(overhead) {
+        Some(ovh) => Some(v / p as f64 - ovh).filter(|&s| s > 0.0),
+        None => (noise(run, ring, v).is_none()).then_some(v),
+    }
+}
+
+/// Why a paired switch figure `v` of `ring` is not above its noise, if
+/// it is not: its median (and interval, when the run has samples).
+fn noise(run: &dyn Lookup, ring: &Metric, v: f64) -> Option<String> {
+    // Samples at or below zero are stored as NOT_POSITIVE_NS.
+    let zero = 1.5 * NOT_POSITIVE_NS / 1e3;
+    let us = |x: f64| {
+        if x <= zero {
+            "<=0".to_string()
+        } else {
+            format!("{x:.3}")
+        }
+    };
+    match run.median_interval(ring) {
+        Some((lo, hi)) if v <= zero || lo <= zero => Some(format!(
+            "median {} us, 95% interval {}..{} us",
+            us(v),
+            us(lo),
+            us(hi)
+        )),
+        None if v <= zero => Some(format!("median {} us", us(v))),
+        _ => None,
+    }
+}
+
+/// One line per shape of `table` ("ctx" or "ctx_pinned") whose paired
+/// switch `run` measured but did not find above its noise.
+pub fn switch_notes(table: &str, run: &dyn Lookup) -> Vec<String> {
+    let pinned = match table {
+        "ctx" => false,
+        "ctx_pinned" => true,
+        _ => return Vec::new(),
+    };
+    SHAPES
+        .iter()
+        .filter(|s| run.value(s.4).is_none())
+        .filter_map(|s| {
+            let ring = if pinned { s.3 } else { s.2 };
+            let why = noise(run, ring, run.value(ring)?)?;
+            Some(format!(
+                "{}p/{}K: - : switch not above its noise ({why}); lmbench prints nothing for a non-positive result",
+                s.0, s.1
+            ))
+        })
+        .collect()
 }
 
 // `Source::Computed` takes a plain fn and the metrics it reads: one pair
@@ -16,7 +75,8 @@ macro_rules! shape {
             let s = &SHAPES[$i];
             switch(run, s.$col, s.0, s.4)
         }
-        pub(super) static $inputs: [&Metric; 2] = [SHAPES[$i].$col, SHAPES[$i].4];
+        // Only the ring metric: the overhead is read from old runs only.
+        pub(super) static $inputs: [&Metric; 1] = [SHAPES[$i].$col];
     };
 }
 shape!(u0, U0, 0, 2);
@@ -82,24 +142,70 @@ pub static CTX_PINNED: Table = Table {
 mod tests {
     use super::*;
 
-    struct Run;
-    impl Lookup for Run {
+    /// A run of fixed medians and median intervals (us).
+    struct Run<'a>(&'a [(&'static str, f64, Option<(f64, f64)>)]);
+    impl Lookup for Run<'_> {
         fn value(&self, m: &Metric) -> Option<f64> {
-            match m.id {
-                "lat_ctx/unpinned/8p_16k" => Some(40.0),
-                "lat_ctx/overhead/16k" => Some(1.5),
-                _ => None,
-            }
+            self.0.iter().find(|r| r.0 == m.id).map(|r| r.1)
         }
         fn fact(&self, _: &str) -> Option<String> {
             None
         }
+        fn median_interval(&self, m: &Metric) -> Option<(f64, f64)> {
+            self.0.iter().find(|r| r.0 == m.id)?.2
+        }
     }
 
     #[test]
-    fn switch_divides_by_p_and_subtracts_overhead() {
-        assert_eq!(CTX.columns[3].source.eval(&Run), Some(40.0 / 8.0 - 1.5));
-        assert_eq!(CTX.columns[0].source.eval(&Run), None);
+    fn a_run_saved_before_pairing_divides_by_p_and_subtracts_overhead() {
+        let old = Run(&[
+            ("lat_ctx/unpinned/8p_16k", 40.0, None),
+            ("lat_ctx/overhead/16k", 1.5, None),
+            ("lat_ctx/pinned/8p_16k", 10.0, None),
+        ]);
+        assert_eq!(CTX.columns[3].source.eval(&old), Some(40.0 / 8.0 - 1.5));
+        // 10 / 8 - 1.5 < 0: nothing, as lmbench.
+        assert_eq!(CTX_PINNED.columns[3].source.eval(&old), None);
+        assert_eq!(CTX.columns[0].source.eval(&old), None);
+        assert!(switch_notes("ctx_pinned", &old).is_empty());
         assert_eq!(SHAPES[3].2.id, "lat_ctx/unpinned/8p_16k");
+    }
+
+    #[test]
+    fn a_paired_switch_is_shown_when_its_interval_clears_zero() {
+        let run = Run(&[("lat_ctx/pinned/2p_64k", 1.9, Some((1.7, 2.2)))]);
+        assert_eq!(CTX_PINNED.columns[2].source.eval(&run), Some(1.9));
+        assert_eq!(ctx_2p_0k_pinned(&run), None);
+        assert!(switch_notes("ctx_pinned", &run).is_empty());
+    }
+
+    #[test]
+    fn a_paired_switch_in_its_noise_is_a_dash_with_a_note() {
+        let zero = NOT_POSITIVE_NS / 1e3;
+        let run = Run(&[
+            // Interval reaches zero: the median alone is not enough.
+            ("lat_ctx/pinned/2p_16k", 0.4, Some((zero, 0.9))),
+            // Median at zero (most samples were not positive).
+            ("lat_ctx/pinned/16p_64k", zero, Some((zero, 0.2))),
+            // No samples (e.g. a fixture): the median decides.
+            ("lat_ctx/unpinned/2p_0k", zero, None),
+            ("lat_ctx/unpinned/2p_16k", 3.0, None),
+        ]);
+        assert_eq!(CTX_PINNED.columns[1].source.eval(&run), None);
+        assert_eq!(CTX_PINNED.columns[6].source.eval(&run), None);
+        assert_eq!(CTX.columns[0].source.eval(&run), None);
+        assert_eq!(CTX.columns[1].source.eval(&run), Some(3.0));
+        assert_eq!(
+            switch_notes("ctx_pinned", &run),
+            vec![
+                "2p/16K: - : switch not above its noise (median 0.400 us, 95% interval <=0..0.900 us); lmbench prints nothing for a non-positive result",
+                "16p/64K: - : switch not above its noise (median <=0 us, 95% interval <=0..0.200 us); lmbench prints nothing for a non-positive result",
+            ]
+        );
+        assert_eq!(
+            switch_notes("ctx", &run),
+            vec!["2p/0K: - : switch not above its noise (median <=0 us); lmbench prints nothing for a non-positive result"]
+        );
+        assert!(switch_notes("comm_lat", &run).is_empty());
     }
 }

@@ -61,6 +61,7 @@ pub fn table_notes(key: &str, run: &dyn Lookup) -> Vec<String> {
         "mem_lat" => mem_notes(run),
         "mem_rand" => rand_notes(run),
         "comm_bw" => comm_bw::bw_notes(run),
+        "ctx" | "ctx_pinned" => ctx::switch_notes(key, run),
         _ => Vec::new(),
     }
 }
