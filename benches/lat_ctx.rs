@@ -75,10 +75,13 @@ fn paired(g: &mut Group, metric: &'static Metric, args: &[&str], p: usize) {
 fn lat_ctx(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     // 14 benchmarks. Flat: every sample the same number of paired blocks.
+    // Criterion plans from the switch time returned, about half the wall
+    // time of a sample (its overhead blocks are not returned), so 1.5 s
+    // planned is about 3 s of rings.
     g.criterion()
         .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(1500));
     for (p, k, unpinned, pinned, _) in SHAPES {
         let ks = k.to_string();
         paired(&mut g, unpinned, &["ctx", &p.to_string(), &ks], p);

@@ -61,11 +61,15 @@ fn a_context_switch_in_its_noise_prints_a_dash_and_a_note() {
     // bench stores for a non-positive difference), so its median's
     // interval reaches zero; 2p/64K is 2 us give or take 10%.
     env.bench(
-        Metric::by_id("lat_ctx/pinned/2p_16k").unwrap(),
+        Metric::by_id("lat_ctx/switch_pinned/2p_16k").unwrap(),
         400.0,
         0.999_999,
     );
-    env.bench(Metric::by_id("lat_ctx/pinned/2p_64k").unwrap(), 2000.0, 0.1);
+    env.bench(
+        Metric::by_id("lat_ctx/switch_pinned/2p_64k").unwrap(),
+        2000.0,
+        0.1,
+    );
     let out = env.lmbench(&["summary"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);

@@ -207,18 +207,18 @@ fn a_stopped_peer_fails_its_bench_within_seconds_naming_the_metric() {
     }
     // (bench, metric, peers to wait for): every peer mode.
     let cases = [
-        ("lat_pipe", "lat_pipe/pipe", 1),         // echo split (pipes)
-        ("lat_unix", "lat_unix/stream", 1),       // echo (AF_UNIX)
-        ("lat_udp", "lat_udp/udp", 1),            // echo (UDP)
-        ("lat_tcp", "lat_tcp/tcp", 1),            // echo (TCP)
-        ("lat_connect", "lat_connect/tcp", 1),    // accept
-        ("lat_rpc", "lat_rpc/udp", 1),            // rpc over UDP
-        ("lat_rpc", "lat_rpc/tcp", 1),            // rpc over TCP
-        ("lat_ctx", "lat_ctx/unpinned/2p_0k", 2), // ctx ring
-        ("lat_proc", "lat_proc/fork", 1),         // proc
-        ("bw_pipe", "bw_pipe/read/64k", 1),       // bw_write fd1 (pipe)
-        ("bw_unix", "bw_unix/read/64k", 1),       // bw_write fd1 (socketpair)
-        ("bw_tcp", "bw_tcp/read/64k", 1),         // bw_write tcp
+        ("lat_pipe", "lat_pipe/pipe", 1),      // echo split (pipes)
+        ("lat_unix", "lat_unix/stream", 1),    // echo (AF_UNIX)
+        ("lat_udp", "lat_udp/udp", 1),         // echo (UDP)
+        ("lat_tcp", "lat_tcp/tcp", 1),         // echo (TCP)
+        ("lat_connect", "lat_connect/tcp", 1), // accept
+        ("lat_rpc", "lat_rpc/udp", 1),         // rpc over UDP
+        ("lat_rpc", "lat_rpc/tcp", 1),         // rpc over TCP
+        ("lat_ctx", "lat_ctx/switch_unpinned/2p_0k", 2), // ctx ring
+        ("lat_proc", "lat_proc/fork", 1),      // proc
+        ("bw_pipe", "bw_pipe/read/64k", 1),    // bw_write fd1 (pipe)
+        ("bw_unix", "bw_unix/read/64k", 1),    // bw_write fd1 (socketpair)
+        ("bw_tcp", "bw_tcp/read/64k", 1),      // bw_write tcp
     ];
     let mut report = Vec::new();
     for (bench, metric, n) in cases {
@@ -277,7 +277,7 @@ fn a_killed_bench_leaves_no_peer_socket_or_scratch_and_results_still_read() {
     }
     let cases = [
         ("lat_pipe", "lat_pipe/pipe", 1),
-        ("lat_ctx", "lat_ctx/unpinned/8p_16k", 8),
+        ("lat_ctx", "lat_ctx/switch_unpinned/8p_16k", 8),
         ("lat_rpc", "lat_rpc/tcp", 1),
         ("lat_fs", "lat_fs/create/0k", 0),
     ];

@@ -6,13 +6,13 @@
 //! is (ring ns - overhead ns) / hand-offs: lmbench's figure, each ring
 //! measured with its own overhead moments apart (`peer::ctx::Paired`).
 //!
-//! Changed in issue 11: until then these ids held the RAW ring trip (P
-//! hand-offs) and `lat_ctx/overhead/<K>k` a separately measured overhead;
-//! the summary subtracted their medians (unpaired, taken minutes apart). A
-//! run saved before the change still has the overhead ids; the summary
-//! recognises it by them and does the old arithmetic (the last field of [`SHAPES`]).
-//! `lmbench compare` of such a run with a newer one compares raw trips with
-//! switches under the same id: do not read it as a kernel change.
+//! Changed in issue 11: runs saved before it hold the RAW ring trip (P
+//! hand-offs) under `lat_ctx/{unpinned,pinned}/<P>p_<K>k` and a separately
+//! measured overhead under `lat_ctx/overhead/<K>k`; the summary subtracted
+//! their medians (unpaired, taken minutes apart). The paired switch has
+//! ids of its own (`lat_ctx/switch_{unpinned,pinned}/...`), so `lmbench compare` never sets
+//! a raw trip against a switch under one id; the summary still renders an
+//! older run with the old arithmetic from its [`Legacy`] ids.
 use super::{Metric, Program, Unit::Micros};
 
 macro_rules! ring {
@@ -38,49 +38,49 @@ macro_rules! ring {
 
 ring!(
     U2P_0K,
-    "lat_ctx/unpinned/2p_0k",
+    "lat_ctx/switch_unpinned/2p_0k",
     "2",
     "0",
     "unpinned, as lmbench"
 );
 ring!(
     U2P_16K,
-    "lat_ctx/unpinned/2p_16k",
+    "lat_ctx/switch_unpinned/2p_16k",
     "2",
     "16",
     "unpinned, as lmbench"
 );
 ring!(
     U2P_64K,
-    "lat_ctx/unpinned/2p_64k",
+    "lat_ctx/switch_unpinned/2p_64k",
     "2",
     "64",
     "unpinned, as lmbench"
 );
 ring!(
     U8P_16K,
-    "lat_ctx/unpinned/8p_16k",
+    "lat_ctx/switch_unpinned/8p_16k",
     "8",
     "16",
     "unpinned, as lmbench"
 );
 ring!(
     U8P_64K,
-    "lat_ctx/unpinned/8p_64k",
+    "lat_ctx/switch_unpinned/8p_64k",
     "8",
     "64",
     "unpinned, as lmbench"
 );
 ring!(
     U16P_16K,
-    "lat_ctx/unpinned/16p_16k",
+    "lat_ctx/switch_unpinned/16p_16k",
     "16",
     "16",
     "unpinned, as lmbench"
 );
 ring!(
     U16P_64K,
-    "lat_ctx/unpinned/16p_64k",
+    "lat_ctx/switch_unpinned/16p_64k",
     "16",
     "64",
     "unpinned, as lmbench"
@@ -88,49 +88,49 @@ ring!(
 
 ring!(
     P2P_0K,
-    "lat_ctx/pinned/2p_0k",
+    "lat_ctx/switch_pinned/2p_0k",
     "2",
     "0",
     "every member pinned to one CPU"
 );
 ring!(
     P2P_16K,
-    "lat_ctx/pinned/2p_16k",
+    "lat_ctx/switch_pinned/2p_16k",
     "2",
     "16",
     "every member pinned to one CPU"
 );
 ring!(
     P2P_64K,
-    "lat_ctx/pinned/2p_64k",
+    "lat_ctx/switch_pinned/2p_64k",
     "2",
     "64",
     "every member pinned to one CPU"
 );
 ring!(
     P8P_16K,
-    "lat_ctx/pinned/8p_16k",
+    "lat_ctx/switch_pinned/8p_16k",
     "8",
     "16",
     "every member pinned to one CPU"
 );
 ring!(
     P8P_64K,
-    "lat_ctx/pinned/8p_64k",
+    "lat_ctx/switch_pinned/8p_64k",
     "8",
     "64",
     "every member pinned to one CPU"
 );
 ring!(
     P16P_16K,
-    "lat_ctx/pinned/16p_16k",
+    "lat_ctx/switch_pinned/16p_16k",
     "16",
     "16",
     "every member pinned to one CPU"
 );
 ring!(
     P16P_64K,
-    "lat_ctx/pinned/16p_64k",
+    "lat_ctx/switch_pinned/16p_64k",
     "16",
     "64",
     "every member pinned to one CPU"
@@ -140,6 +140,36 @@ ring!(
 /// nanoseconds (a Criterion sample is a duration and cannot be negative);
 /// the summary treats samples at or below it as "no switch measured".
 pub const NOT_POSITIVE_NS: f64 = 0.001;
+
+/// The ids of a run saved before the pairing (issue 11), read only to
+/// render such a run: not in [`PROGRAM`], never measured again.
+#[derive(Debug)]
+pub struct Legacy {
+    /// The raw unpinned ring trip (P hand-offs).
+    pub unpinned_trip: Metric,
+    /// The raw ring trip with every member on one CPU.
+    pub pinned_trip: Metric,
+    /// The per-hand-off overhead, measured apart.
+    pub overhead: &'static Metric,
+}
+
+macro_rules! legacy {
+    ($name:ident, $p:literal, $k:literal, $ovh:ident) => {
+        static $name: Legacy = Legacy {
+            unpinned_trip: Metric::median(
+                concat!("lat_ctx/unpinned/", $p, "p_", $k, "k"),
+                Micros,
+                "(runs saved before issue 11 only) one raw unpinned ring trip",
+            ),
+            pinned_trip: Metric::median(
+                concat!("lat_ctx/pinned/", $p, "p_", $k, "k"),
+                Micros,
+                "(runs saved before issue 11 only) one raw ring trip on one CPU",
+            ),
+            overhead: &$ovh,
+        };
+    };
+}
 
 macro_rules! overhead {
     ($name:ident, $id:literal, $k:literal) => {
@@ -162,16 +192,31 @@ overhead!(OVH_0K, "lat_ctx/overhead/0k", "0");
 overhead!(OVH_16K, "lat_ctx/overhead/16k", "16");
 overhead!(OVH_64K, "lat_ctx/overhead/64k", "64");
 
+legacy!(L2P_0K, "2", "0", OVH_0K);
+legacy!(L2P_16K, "2", "16", OVH_16K);
+legacy!(L2P_64K, "2", "64", OVH_64K);
+legacy!(L8P_16K, "8", "16", OVH_16K);
+legacy!(L8P_64K, "8", "64", OVH_64K);
+legacy!(L16P_16K, "16", "16", OVH_16K);
+legacy!(L16P_64K, "16", "64", OVH_64K);
+
+/// The ids tables read only from runs saved before the pairing.
+pub fn legacy_metrics() -> impl Iterator<Item = &'static Metric> {
+    SHAPES
+        .iter()
+        .flat_map(|s| [&s.4.unpinned_trip, &s.4.pinned_trip, s.4.overhead])
+}
+
 /// The ring shapes of the summary: (processes, KB, unpinned, pinned,
-/// the overhead metric of runs saved before the pairing).
-pub static SHAPES: [(usize, usize, &Metric, &Metric, &Metric); 7] = [
-    (2, 0, &U2P_0K, &P2P_0K, &OVH_0K),
-    (2, 16, &U2P_16K, &P2P_16K, &OVH_16K),
-    (2, 64, &U2P_64K, &P2P_64K, &OVH_64K),
-    (8, 16, &U8P_16K, &P8P_16K, &OVH_16K),
-    (8, 64, &U8P_64K, &P8P_64K, &OVH_64K),
-    (16, 16, &U16P_16K, &P16P_16K, &OVH_16K),
-    (16, 64, &U16P_64K, &P16P_64K, &OVH_64K),
+/// the ids of runs saved before the pairing).
+pub static SHAPES: [(usize, usize, &Metric, &Metric, &Legacy); 7] = [
+    (2, 0, &U2P_0K, &P2P_0K, &L2P_0K),
+    (2, 16, &U2P_16K, &P2P_16K, &L2P_16K),
+    (2, 64, &U2P_64K, &P2P_64K, &L2P_64K),
+    (8, 16, &U8P_16K, &P8P_16K, &L8P_16K),
+    (8, 64, &U8P_64K, &P8P_64K, &L8P_64K),
+    (16, 16, &U16P_16K, &P16P_16K, &L16P_16K),
+    (16, 64, &U16P_64K, &P16P_64K, &L16P_64K),
 ];
 
 pub static PROGRAM: Program = Program {

@@ -1,4 +1,4 @@
-use crate::catalog::lat_ctx::{NOT_POSITIVE_NS, SHAPES};
+use crate::catalog::lat_ctx::{Legacy, NOT_POSITIVE_NS, SHAPES};
 use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 
 /// lmbench's context-switch figure of one ring shape, in microseconds.
@@ -11,14 +11,24 @@ use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 /// nothing for a non-positive result.
 ///
 /// A run saved before holds the raw ring trip and the overhead measured
-/// apart (`overhead`, whose presence marks such a run): trip / P minus
-/// overhead, as then (unpaired).
-pub fn switch(run: &dyn Lookup, ring: &Metric, p: usize, overhead: &Metric) -> Option<f64> {
-    let v = run.value(ring)?;
-    match run.value(overhead) {
-        Some(ovh) => Some(v / p as f64 - ovh).filter(|&s| s > 0.0),
-        None => (noise(run, ring, v).is_none()).then_some(v),
+/// apart under the [`Legacy`] ids: trip / P minus overhead, as then
+/// (unpinned, positive only).
+pub fn switch(
+    run: &dyn Lookup,
+    ring: &Metric,
+    p: usize,
+    old: &Legacy,
+    pinned: bool,
+) -> Option<f64> {
+    if let Some(v) = run.value(ring) {
+        return noise(run, ring, v).is_none().then_some(v);
     }
+    let trip = if pinned {
+        &old.pinned_trip
+    } else {
+        &old.unpinned_trip
+    };
+    Some(run.value(trip)? / p as f64 - run.value(old.overhead)?).filter(|&s| s > 0.0)
 }
 
 /// Why a paired switch figure `v` of `ring` is not above its noise, if
@@ -55,7 +65,6 @@ pub fn switch_notes(table: &str, run: &dyn Lookup) -> Vec<String> {
     };
     SHAPES
         .iter()
-        .filter(|s| run.value(s.4).is_none())
         .filter_map(|s| {
             let ring = if pinned { s.3 } else { s.2 };
             let why = noise(run, ring, run.value(ring)?)?;
@@ -70,29 +79,30 @@ pub fn switch_notes(table: &str, run: &dyn Lookup) -> Vec<String> {
 // `Source::Computed` takes a plain fn and the metrics it reads: one pair
 // per (shape, placement).
 macro_rules! shape {
-    ($fname:ident, $inputs:ident, $i:literal, $col:tt) => {
+    ($fname:ident, $inputs:ident, $i:literal, $col:tt, $pinned:literal, $trip:ident) => {
         fn $fname(run: &dyn Lookup) -> Option<f64> {
             let s = &SHAPES[$i];
-            switch(run, s.$col, s.0, s.4)
+            switch(run, s.$col, s.0, s.4, $pinned)
         }
-        // Only the ring metric: the overhead is read from old runs only.
-        pub(super) static $inputs: [&Metric; 1] = [SHAPES[$i].$col];
+        // The switch, and the raw trip an older run holds instead (its
+        // overhead ids are read only when the trip is there).
+        pub(super) static $inputs: [&Metric; 2] = [SHAPES[$i].$col, &SHAPES[$i].4.$trip];
     };
 }
-shape!(u0, U0, 0, 2);
-shape!(u1, U1, 1, 2);
-shape!(u2, U2, 2, 2);
-shape!(u3, U3, 3, 2);
-shape!(u4, U4, 4, 2);
-shape!(u5, U5, 5, 2);
-shape!(u6, U6, 6, 2);
-shape!(p0, P0, 0, 3);
-shape!(p1, P1, 1, 3);
-shape!(p2, P2, 2, 3);
-shape!(p3, P3, 3, 3);
-shape!(p4, P4, 4, 3);
-shape!(p5, P5, 5, 3);
-shape!(p6, P6, 6, 3);
+shape!(u0, U0, 0, 2, false, unpinned_trip);
+shape!(u1, U1, 1, 2, false, unpinned_trip);
+shape!(u2, U2, 2, 2, false, unpinned_trip);
+shape!(u3, U3, 3, 2, false, unpinned_trip);
+shape!(u4, U4, 4, 2, false, unpinned_trip);
+shape!(u5, U5, 5, 2, false, unpinned_trip);
+shape!(u6, U6, 6, 2, false, unpinned_trip);
+shape!(p0, P0, 0, 3, true, pinned_trip);
+shape!(p1, P1, 1, 3, true, pinned_trip);
+shape!(p2, P2, 2, 3, true, pinned_trip);
+shape!(p3, P3, 3, 3, true, pinned_trip);
+shape!(p4, P4, 4, 3, true, pinned_trip);
+shape!(p5, P5, 5, 3, true, pinned_trip);
+shape!(p6, P6, 6, 3, true, pinned_trip);
 
 /// The 2p/0K one-CPU figure, repeated in the one-CPU communication table.
 pub fn ctx_2p_0k_pinned(run: &dyn Lookup) -> Option<f64> {
@@ -168,12 +178,13 @@ mod tests {
         assert_eq!(CTX_PINNED.columns[3].source.eval(&old), None);
         assert_eq!(CTX.columns[0].source.eval(&old), None);
         assert!(switch_notes("ctx_pinned", &old).is_empty());
-        assert_eq!(SHAPES[3].2.id, "lat_ctx/unpinned/8p_16k");
+        assert_eq!(SHAPES[3].4.unpinned_trip.id, "lat_ctx/unpinned/8p_16k");
+        assert_eq!(SHAPES[3].2.id, "lat_ctx/switch_unpinned/8p_16k");
     }
 
     #[test]
     fn a_paired_switch_is_shown_when_its_interval_clears_zero() {
-        let run = Run(&[("lat_ctx/pinned/2p_64k", 1.9, Some((1.7, 2.2)))]);
+        let run = Run(&[("lat_ctx/switch_pinned/2p_64k", 1.9, Some((1.7, 2.2)))]);
         assert_eq!(CTX_PINNED.columns[2].source.eval(&run), Some(1.9));
         assert_eq!(ctx_2p_0k_pinned(&run), None);
         assert!(switch_notes("ctx_pinned", &run).is_empty());
@@ -184,12 +195,12 @@ mod tests {
         let zero = NOT_POSITIVE_NS / 1e3;
         let run = Run(&[
             // Interval reaches zero: the median alone is not enough.
-            ("lat_ctx/pinned/2p_16k", 0.4, Some((zero, 0.9))),
+            ("lat_ctx/switch_pinned/2p_16k", 0.4, Some((zero, 0.9))),
             // Median at zero (most samples were not positive).
-            ("lat_ctx/pinned/16p_64k", zero, Some((zero, 0.2))),
+            ("lat_ctx/switch_pinned/16p_64k", zero, Some((zero, 0.2))),
             // No samples (e.g. a fixture): the median decides.
-            ("lat_ctx/unpinned/2p_0k", zero, None),
-            ("lat_ctx/unpinned/2p_16k", 3.0, None),
+            ("lat_ctx/switch_unpinned/2p_0k", zero, None),
+            ("lat_ctx/switch_unpinned/2p_16k", 3.0, None),
         ]);
         assert_eq!(CTX_PINNED.columns[1].source.eval(&run), None);
         assert_eq!(CTX_PINNED.columns[6].source.eval(&run), None);
