@@ -14,6 +14,7 @@ pub mod bw_mmap_rd;
 pub mod bw_pipe;
 pub mod bw_tcp;
 pub mod bw_unix;
+pub mod floor;
 pub mod lat_clock;
 pub mod lat_connect;
 pub mod lat_ctx;
@@ -188,6 +189,7 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_spawn::PROGRAM,
     &lat_uring::PROGRAM,
     &scaling::PROGRAM,
+    &floor::PROGRAM,
 ];
 
 /// Every metric of every program.
