@@ -8,8 +8,8 @@ use lmbench_support::catalog::Table;
 use crate::cells::{fmt_spread, Cell};
 use crate::run::Run;
 
-const HOST_W: usize = 9;
-const OS_W: usize = 13;
+pub const HOST_W: usize = 9;
+pub const OS_W: usize = 13;
 
 /// Formats `v` in at most `width` characters, keeping as many significant
 /// digits as fit; large values get a K or M suffix.
