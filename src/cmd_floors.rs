@@ -311,22 +311,6 @@ mod tests {
     use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
     use lmbench_support::machine::Facts;
 
-    fn stats(ns: f64) -> MetricStats {
-        MetricStats {
-            median_ns: ns,
-            mean_ns: ns,
-            mean_ci_ns: (ns, ns),
-            min_ns: ns,
-            mad_ns: 0.0,
-            std_dev_ns: 0.0,
-            iters: vec![1.0],
-            times_ns: vec![ns],
-            bytes_per_iter: None,
-            rep_sizes: vec![],
-            activity: vec![],
-        }
-    }
-
     fn run(label: &str, figures: &[(&Metric, f64)]) -> Run {
         let mut machine = Facts::default();
         machine.set("os", Some("Linux".into()));
@@ -335,7 +319,7 @@ mod tests {
             machine,
             metrics: figures
                 .iter()
-                .map(|(m, ns)| (m.id.to_string(), stats(*ns)))
+                .map(|(m, ns)| (m.id.to_string(), MetricStats::single(*ns)))
                 .collect(),
             origin: Origin::Saved {
                 machine: "vm".into(),

@@ -328,22 +328,7 @@ mod tests {
                 } else {
                     80.0
                 };
-                metrics.insert(
-                    m.id.to_string(),
-                    MetricStats {
-                        median_ns: ns,
-                        mean_ns: ns,
-                        mean_ci_ns: (ns, ns),
-                        min_ns: ns,
-                        mad_ns: 0.0,
-                        std_dev_ns: 0.0,
-                        iters: vec![1.0],
-                        times_ns: vec![ns],
-                        bytes_per_iter: None,
-                        rep_sizes: vec![],
-                        activity: vec![],
-                    },
-                );
+                metrics.insert(m.id.to_string(), MetricStats::single(ns));
             }
         }
         Run {

@@ -41,6 +41,24 @@ pub struct MetricStats {
 }
 
 impl MetricStats {
+    /// One sample of one iteration taking `ns`: a figure without spread,
+    /// for fixtures (tests of the tables, the floors, the plot).
+    pub fn single(ns: f64) -> MetricStats {
+        MetricStats {
+            median_ns: ns,
+            mean_ns: ns,
+            mean_ci_ns: (ns, ns),
+            min_ns: ns,
+            mad_ns: 0.0,
+            std_dev_ns: 0.0,
+            iters: vec![1.0],
+            times_ns: vec![ns],
+            bytes_per_iter: None,
+            rep_sizes: vec![],
+            activity: vec![],
+        }
+    }
+
     /// The headline figure in nanoseconds per iteration.
     pub fn headline_ns(&self, headline: Headline) -> f64 {
         match headline {
