@@ -328,7 +328,7 @@ mod tests {
                 } else {
                     80.0
                 };
-                metrics.insert(m.id.to_string(), MetricStats::one(ns));
+                metrics.insert(m.id.to_string(), MetricStats::single(ns));
             }
         }
         Run {

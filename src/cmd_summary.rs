@@ -25,6 +25,8 @@ pub struct Options {
     pub spread: Option<Spread>,
     /// Other work at or above this many CPUs marks a figure busy.
     pub busy_cpus: f64,
+    /// Show each metric beside its floor instead (`cmd_floors`).
+    pub floors: bool,
 }
 
 impl Default for Options {
@@ -33,6 +35,7 @@ impl Default for Options {
             format: Format::Text,
             spread: None,
             busy_cpus: BUSY_CPUS,
+            floors: false,
         }
     }
 }
@@ -162,6 +165,9 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
 
 /// Renders the summary in any format.
 pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
+    if opts.floors {
+        return crate::cmd_floors::render_as(runs, opts);
+    }
     match opts.format {
         Format::Text => text(runs, opts),
         Format::Markdown => markdown(runs, opts),
@@ -284,9 +290,9 @@ fn csv(runs: &[Run], opts: &Options) -> Result<String> {
     Ok(out)
 }
 
-fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
-    let run_list: Vec<_> = runs
-        .iter()
+/// The `runs` list of the JSON output: each run and its busy metrics.
+pub fn run_list_json(runs: &[Run], opts: &Options) -> Vec<serde_json::Value> {
+    runs.iter()
         .map(|r| {
             // Every busy metric of the run with what ran.
             let busy: Vec<_> = r
@@ -307,7 +313,11 @@ fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
                 "busy": busy,
             })
         })
-        .collect();
+        .collect()
+}
+
+fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
+    let run_list = run_list_json(runs, opts);
     let tables: Vec<_> = tables_with_data(runs)?
         .into_iter()
         .map(|t| {

@@ -2,6 +2,7 @@
 
 mod cmd_compare;
 mod cmd_export;
+mod cmd_floors;
 mod cmd_import;
 mod cmd_list;
 mod cmd_plot;
@@ -93,6 +94,10 @@ enum Cmd {
         /// CPU.
         #[arg(long, value_name = "PCT", default_value_t = BUSY_PCT)]
         busy_threshold: f64,
+        /// Instead of the tables: each metric that has a floor (a bare loop
+        /// of its operation, `lmbench run floor`) beside it, and the ratio.
+        #[arg(long, conflicts_with = "spread")]
+        floors: bool,
     },
     /// Save the latest results, machine facts and tables under results/.
     Save {
@@ -228,12 +233,14 @@ fn main() -> ExitCode {
             format,
             spread,
             busy_threshold,
+            floors,
         } => cmd_summary::run(
             &runs,
             cmd_summary::Options {
                 format,
                 spread,
                 busy_cpus: busy_threshold / 100.0,
+                floors,
             },
         ),
         Cmd::Save {

@@ -42,7 +42,7 @@ pub struct MetricStats {
 
 impl MetricStats {
     /// One sample of one iteration taking `ns` (tests' fixture runs).
-    pub fn one(ns: f64) -> MetricStats {
+    pub fn single(ns: f64) -> MetricStats {
         MetricStats {
             median_ns: ns,
             mean_ns: ns,

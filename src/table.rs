@@ -8,8 +8,8 @@ use lmbench_support::catalog::{Source, Table};
 use crate::cells::{fmt_spread, Cell};
 use crate::run::Run;
 
-const HOST_W: usize = 9;
-const OS_W: usize = 13;
+pub const HOST_W: usize = 9;
+pub const OS_W: usize = 13;
 
 /// Formats `v` in at most `width` characters, keeping as many significant
 /// digits as fit; large values get a K or M suffix.
@@ -192,7 +192,7 @@ mod tests {
         }
         Run {
             machine,
-            metrics: [(lat_pipe::PIPE.id.to_string(), MetricStats::one(5000.0))].into(),
+            metrics: [(lat_pipe::PIPE.id.to_string(), MetricStats::single(5000.0))].into(),
             origin: Origin::Live,
             meta: crate::store::current_meta(1),
             imported: None,

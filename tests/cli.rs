@@ -138,3 +138,36 @@ fn list_names_every_metric() {
     }
     assert!(text.contains("processes: null call"));
 }
+
+#[test]
+fn summary_floors_shows_each_metric_beside_its_floor() {
+    use lmbench_support::catalog::floors::FLOORS;
+    let env = Env::new();
+    // The first pair with both sides, the second with its metric only.
+    env.bench(FLOORS[0].metric, 90.0, 0.0);
+    env.bench(FLOORS[0].floor, 60.0, 0.0);
+    env.bench(FLOORS[1].metric, 200.0, 0.0);
+    let out = env.lmbench(&["summary", "--floors"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let row = |id: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().any(|w| w == id))
+            .unwrap_or_else(|| panic!("no row for {id} in\n{text}"))
+            .split_whitespace()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+    };
+    // Unit, figure, floor, ratio (read from the right).
+    assert_eq!(row(FLOORS[0].metric.id), ["1.50", "0.0600", "0.0900", "us"]);
+    assert_eq!(row(FLOORS[1].metric.id), ["-", "-", "0.2000", "us"]);
+    // A pair with neither side in the run has no row.
+    assert!(!text.contains(FLOORS[2].metric.id), "{text}");
+
+    let csv = stdout(&env.lmbench(&["summary", "--floors", "--format", "csv"]));
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let o = env.lmbench(&["summary", "--floors", "--spread"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--spread"), "{}", stderr(&o));
+}

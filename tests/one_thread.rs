@@ -30,6 +30,12 @@ fn cases() -> Vec<(&'static Program, Vec<&'static Metric>)> {
         (&lat_connect::PROGRAM, vec![&lat_connect::TCP]),
         (&lat_rpc::PROGRAM, vec![&lat_rpc::UDP, &lat_rpc::TCP]),
         (&lat_fs::PROGRAM, lat_fs::PROGRAM.metrics.to_vec()),
+        // Timed in lmbench-peer floor, single-threaded by construction,
+        // which with the variable also checks its own count per request.
+        (
+            &floor::PROGRAM,
+            vec![&floor::NULL, &floor::SELECT_100, &floor::READ],
+        ),
     ]
 }
 

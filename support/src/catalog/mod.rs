@@ -14,6 +14,7 @@ pub mod bw_mmap_rd;
 pub mod bw_pipe;
 pub mod bw_tcp;
 pub mod bw_unix;
+pub mod floor;
 pub mod lat_clock;
 pub mod lat_connect;
 pub mod lat_ctx;
@@ -163,6 +164,9 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_ctx::PROGRAM,
     &lat_pipe::PROGRAM,
     &lat_unix::PROGRAM,
+    // After the last program it has floors for: in a run each floor is
+    // measured within a minute or two of its metric.
+    &floor::PROGRAM,
     &lat_udp::PROGRAM,
     &lat_tcp::PROGRAM,
     &lat_rpc::PROGRAM,

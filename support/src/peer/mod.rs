@@ -12,6 +12,7 @@ pub mod accept;
 pub mod bw_write;
 pub mod ctx;
 pub mod echo;
+pub mod floor;
 pub mod proc;
 pub mod rpc;
 pub mod scale;
@@ -25,6 +26,7 @@ type ModeMain = fn(&[String]) -> io::Result<()>;
 
 static MODES: &[(&str, ModeMain)] = &[
     ("proc", |_| serve(proc::request)),
+    ("floor", floor::main),
     ("ctx", ctx::main),
     ("echo", echo::main),
     ("accept", accept::main),

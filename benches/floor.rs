@@ -1,0 +1,109 @@
+//! floor: the bare operations of the suite as plain loops, the floor each
+//! metric is judged against (`lmbench summary --floors`).
+//! Run: `cargo bench --bench floor` (or `lmbench run floor`).
+//!
+//! Method: every loop runs in `lmbench-peer floor`, a small process that
+//! never has a second thread. Asked `OP N`, it sets the operation up, reads
+//! the clock, runs N operations in a plain loop (each result checked, as a
+//! C loop would), reads the clock and replies the nanoseconds; Criterion
+//! gets those through `iter_custom` (`harness::bench_peer_op`), so a floor
+//! is a metric like any other (run.json, summary, compare) while its timed
+//! region holds no Criterion closure, no per-sample bookkeeping and no
+//! thread of the bench process. The request's line on a pipe is outside
+//! the peer's clock. Why a long-lived peer rather than a fresh program per
+//! sample: setup (scratch file, dups, echo child) is then done once per
+//! request outside the clock, the round-trip echo child stays warm, and
+//! no process start sits between samples; it is also how lat_proc and
+//! lat_ctx already time themselves.
+//!
+//! Each floor does what its metric's catalog line says, with the same
+//! setup: a 1-byte scratch file (created here, removed on drop) for stat,
+//! fstat, open and select; 100 dups of it for select; for the round trips
+//! an echo child forked by the peer, the peer started while this process
+//! is bound to one CPU (`harness::on_one_cpu`, as lat_pipe/pinned and
+//! lat_unix/pinned) so both ends share that CPU; for fork and exec the
+//! same exec targets as lat_proc. lat_proc is itself timed in the same
+//! kind of peer, so its ratio to the floor should be 1 by construction;
+//! the floor there checks the request path adds nothing.
+//!
+//! Reading a ratio (metric / floor): near 1.0 the figure is the operating
+//! system's; above 1 the excess is the suite's (its loop, its process, a
+//! second thread); below 1 means run-to-run noise between the two
+//! measurements (they are taken at different moments), which bounds how
+//! far any ratio can be trusted.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lmbench_support::catalog::floor::{self as cat, PROGRAM};
+use lmbench_support::catalog::Metric;
+use lmbench_support::fs::ScratchFile;
+use lmbench_support::harness::{bench_peer_op, check, config, on_one_cpu, Class, Group};
+use lmbench_support::proc::Peer;
+
+const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
+/// Built by build.rs, as for lat_proc (EXIT is empty where it cannot be).
+const HELLO: &str = env!("LMBENCH_EXEC_HELLO");
+const EXIT: &str = env!("LMBENCH_EXEC_EXIT");
+
+fn start(m: &'static Metric, file: &ScratchFile) -> Peer {
+    let path = check(
+        m,
+        "scratch path",
+        file.path()
+            .to_str()
+            .ok_or_else(|| format!("{} is not UTF-8", file.path().display())),
+    );
+    check(
+        m,
+        "start lmbench-peer floor",
+        Peer::spawn(PEER, &["floor", path]),
+    )
+}
+
+fn floor(c: &mut Criterion) {
+    let file = check(&cat::STAT, "create scratch file", ScratchFile::new(1));
+
+    let mut peer = start(&cat::NULL, &file);
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    for (m, op, arg) in [
+        (&cat::NULL, "null", ""),
+        (&cat::READ, "read", ""),
+        (&cat::WRITE, "write", ""),
+        (&cat::STAT, "stat", ""),
+        (&cat::FSTAT, "fstat", ""),
+        (&cat::OPEN, "open", ""),
+        (&cat::SELECT_100, "select", "100"),
+    ] {
+        bench_peer_op(&mut g, &mut peer, m, op, arg);
+    }
+    g.finish();
+
+    // Process creation: sampled as lat_proc is (Class::Slow).
+    let mut g = Group::new(c, &PROGRAM, Class::Slow);
+    bench_peer_op(&mut g, &mut peer, &cat::FORK, "fork", "");
+    bench_peer_op(&mut g, &mut peer, &cat::EXEC, "exec", HELLO);
+    if EXIT.is_empty() {
+        g.skip(&cat::EXEC_STATIC, "no static exec target on this platform");
+    } else {
+        bench_peer_op(&mut g, &mut peer, &cat::EXEC_STATIC, "exec", EXIT);
+    }
+    g.finish();
+    drop(peer);
+
+    // Round trips with both ends on one CPU: a peer started while bound.
+    for (m, op) in [(&cat::PIPE_PINNED, "pipe"), (&cat::UNIX_PINNED, "unix")] {
+        on_one_cpu(c, &PROGRAM, m, |c| {
+            let mut peer = start(m, &file);
+            let mut g = Group::new(c, &PROGRAM, Class::Fast);
+            bench_peer_op(&mut g, &mut peer, m, op, "");
+            g.finish();
+        });
+    }
+    drop(file);
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = floor
+}
+criterion_main!(benches);

@@ -1,0 +1,426 @@
+//! `lmbench summary --floors`: every metric that has a floor
+//! (`catalog::floors::FLOORS`) beside it, one row per metric and run:
+//! the metric's figure, its floor's (a bare loop of the same operation in
+//! a small single-threaded process: the `floor` program) and the ratio
+//! figure / floor. A ratio near 1 says the figure is the operating
+//! system's; the excess above 1 is the suite's share. `-` marks a side a
+//! run lacks (and then the ratio). Same formats and busy marks as the
+//! other summary tables.
+
+use anyhow::{bail, Result};
+use lmbench_support::catalog::floors::{Floor, FLOORS};
+use lmbench_support::catalog::{Lookup, Metric};
+use serde_json::json;
+
+use crate::cells::busy_window;
+use crate::cmd_summary::{run_list_json, Format, Options};
+use crate::run::Run;
+use crate::table::{self, HOST_W, OS_W};
+
+pub const TITLE: &str =
+    "Floors - each metric beside a bare loop of its operation (ratio = figure / floor)";
+
+/// One side of a row: the figure and, if measured on a busy machine,
+/// what ran.
+struct Side {
+    value: Option<f64>,
+    busy: Option<String>,
+}
+
+fn side(run: &Run, m: &Metric, busy_cpus: f64) -> Side {
+    Side {
+        value: run.value(m),
+        busy: run
+            .metrics
+            .get(m.id)
+            .and_then(|s| busy_window(s, busy_cpus))
+            .map(|a| a.describe()),
+    }
+}
+
+/// A row: one floor pair for one run.
+struct Row<'a> {
+    floor: &'static Floor,
+    run: &'a Run,
+    figure: Side,
+    bare: Side,
+}
+
+impl Row<'_> {
+    fn ratio(&self) -> Option<f64> {
+        match (self.figure.value, self.bare.value) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        }
+    }
+    fn busy(&self) -> bool {
+        self.figure.busy.is_some() || self.bare.busy.is_some()
+    }
+}
+
+/// Floor-major rows (a metric's runs together), for the floors that any
+/// run has either side of.
+fn rows<'a>(runs: &'a [Run], opts: &Options) -> Result<Vec<Row<'a>>> {
+    let mut out = Vec::new();
+    for floor in FLOORS {
+        let rows: Vec<Row> = runs
+            .iter()
+            .map(|run| Row {
+                floor,
+                run,
+                figure: side(run, floor.metric, opts.busy_cpus),
+                bare: side(run, floor.floor, opts.busy_cpus),
+            })
+            .collect();
+        if rows
+            .iter()
+            .any(|r| r.figure.value.is_some() || r.bare.value.is_some())
+        {
+            out.extend(rows);
+        }
+    }
+    if out.is_empty() {
+        bail!(
+            "none of the runs has a metric that has a floor, nor a floor (run: lmbench run floor)"
+        );
+    }
+    Ok(out)
+}
+
+/// Renders the floors in any of summary's formats.
+pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
+    let rows = rows(runs, opts)?;
+    Ok(match opts.format {
+        Format::Text => text(runs, &rows, opts),
+        Format::Markdown => markdown(&rows, opts),
+        Format::Csv => csv(&rows),
+        Format::Json => json_out(runs, &rows, opts)?,
+    })
+}
+
+const NUM_W: usize = 8;
+const RATIO_W: usize = 5;
+
+/// A figure to `w` characters; a busy one ends in `*` (one digit fewer).
+fn fig(s: &Side, w: usize) -> String {
+    match (s.value, &s.busy) {
+        (None, _) => "-".into(),
+        (Some(v), None) => table::fmt_num(v, w),
+        (Some(v), Some(_)) => format!("{}*", table::fmt_num(v, w - 1)),
+    }
+}
+
+fn ratio(r: &Row) -> String {
+    r.ratio().map_or("-".into(), |q| format!("{q:.2}"))
+}
+
+/// One line per run with busy figures: which metrics and what ran.
+fn busy_notes(rows: &[Row]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut hosts: Vec<String> = rows.iter().map(|r| r.run.host()).collect();
+    hosts.dedup();
+    hosts.sort();
+    hosts.dedup();
+    for host in hosts {
+        let mut ids = Vec::new();
+        let mut what = None;
+        for r in rows.iter().filter(|r| r.run.host() == host) {
+            for (s, m) in [(&r.figure, r.floor.metric), (&r.bare, r.floor.floor)] {
+                if let (Some(_), Some(w)) = (s.value, &s.busy) {
+                    ids.push(m.id);
+                    what.get_or_insert_with(|| w.clone());
+                }
+            }
+        }
+        if let Some(w) = what {
+            notes.push(format!(
+                "{host}: measured on a busy machine ({}): {w}",
+                ids.join(", ")
+            ));
+        }
+    }
+    notes
+}
+
+fn legend(any_busy: bool, opts: &Options) -> String {
+    if any_busy {
+        format!(
+            "* measured while other work used at least {}% of a CPU: not comparable.\n",
+            100.0 * opts.busy_cpus
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
+    let host_w = runs
+        .iter()
+        .map(|r| r.host().chars().count())
+        .fold(HOST_W, usize::max);
+    let id_w = FLOORS
+        .iter()
+        .map(|f| f.metric.id.len())
+        .fold("Metric".len(), usize::max);
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    let width = host_w + OS_W + id_w + 4 + 2 * NUM_W + RATIO_W + 5;
+    line(TITLE.to_string());
+    line("-".repeat(width.max(TITLE.len())));
+    line(format!(
+        "{:<host_w$} {:<OS_W$} {:<id_w$} {:<4} {:>NUM_W$} {:>NUM_W$} {:>RATIO_W$}",
+        "Host", "OS", "Metric", "Unit", "Figure", "Floor", "Ratio"
+    ));
+    line(
+        [host_w, OS_W, id_w, 4, NUM_W, NUM_W, RATIO_W]
+            .map(|w| "-".repeat(w))
+            .join(" "),
+    );
+    for r in rows {
+        let host: String = r.run.host().chars().take(host_w).collect();
+        let os: String = r.run.machine.os_label().chars().take(OS_W).collect();
+        line(format!(
+            "{host:<host_w$} {os:<OS_W$} {:<id_w$} {:<4} {:>NUM_W$} {:>NUM_W$} {:>RATIO_W$}",
+            r.floor.metric.id,
+            r.floor.metric.unit.label(),
+            fig(&r.figure, NUM_W),
+            fig(&r.bare, NUM_W),
+            ratio(r),
+        ));
+    }
+    let notes = busy_notes(rows);
+    for n in &notes {
+        out.push_str(&format!("  * {n}\n"));
+    }
+    let legend = legend(!notes.is_empty(), opts);
+    if !legend.is_empty() {
+        out.push('\n');
+        out.push_str(&legend);
+    }
+    out
+}
+
+fn markdown(rows: &[Row], opts: &Options) -> String {
+    let mut out = format!("### {TITLE}\n\n");
+    out.push_str("| Host | OS | Metric | Unit | Figure | Floor | Ratio |\n");
+    out.push_str("|---|---|---|---|---:|---:|---:|\n");
+    let md = |s: &Side| fig(s, NUM_W).replace('*', "\\*");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            r.run.host(),
+            r.run.machine.os_label(),
+            r.floor.metric.id,
+            r.floor.metric.unit.label(),
+            md(&r.figure),
+            md(&r.bare),
+            ratio(r)
+        ));
+    }
+    out.push('\n');
+    let notes = busy_notes(rows);
+    for n in &notes {
+        out.push_str(&format!("- \\* {n}\n"));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&legend(!notes.is_empty(), opts).replace('*', "\\*"));
+    out
+}
+
+/// Full precision, trimmed of float noise (as summary's CSV and JSON).
+fn num(v: Option<f64>) -> String {
+    match v {
+        Some(v) => {
+            let s = format!("{v:.6}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        None => "-".into(),
+    }
+}
+
+/// One line per row; `busy` is true if either side was measured on a
+/// busy machine.
+fn csv(rows: &[Row]) -> String {
+    let mut out =
+        String::from("metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,busy\n");
+    for r in rows {
+        let fields = [
+            r.floor.metric.id.to_string(),
+            r.floor.floor.id.to_string(),
+            r.floor.metric.unit.label().to_string(),
+            r.run.host(),
+            r.run.machine_name(),
+            r.run.label().unwrap_or("").to_string(),
+            r.run.machine.os_label(),
+            num(r.figure.value),
+            num(r.bare.value),
+            num(r.ratio()),
+            r.busy().to_string(),
+        ];
+        let line: Vec<String> = fields
+            .iter()
+            .map(|f| {
+                if f.contains([',', '"', '\n']) {
+                    format!("\"{}\"", f.replace('"', "\"\""))
+                } else {
+                    f.clone()
+                }
+            })
+            .collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// As summary's JSON: the runs, then per floor pair arrays with one entry
+/// per run (null where missing).
+fn json_out(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
+    let floors: Vec<_> = rows
+        .chunks(runs.len().max(1))
+        .map(|pair| {
+            let f = pair[0].floor;
+            json!({
+                "metric": f.metric.id,
+                "floor": f.floor.id,
+                "unit": f.metric.unit.label(),
+                "figure": pair.iter().map(|r| r.figure.value).collect::<Vec<_>>(),
+                "floor_figure": pair.iter().map(|r| r.bare.value).collect::<Vec<_>>(),
+                "ratio": pair.iter().map(Row::ratio).collect::<Vec<_>>(),
+                "busy": pair.iter().map(Row::busy).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "runs": run_list_json(runs, opts),
+        "floors": floors,
+        "busy_threshold_cpus": opts.busy_cpus,
+    });
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{Meta, MetricStats, Origin};
+    use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
+    use lmbench_support::machine::Facts;
+
+    fn run(label: &str, figures: &[(&Metric, f64)]) -> Run {
+        let mut machine = Facts::default();
+        machine.set("os", Some("Linux".into()));
+        machine.set("os_release", Some("6.1".into()));
+        Run {
+            machine,
+            metrics: figures
+                .iter()
+                .map(|(m, ns)| (m.id.to_string(), MetricStats::single(*ns)))
+                .collect(),
+            origin: Origin::Saved {
+                machine: "vm".into(),
+                label: label.into(),
+                dir: "/nonexistent".into(),
+            },
+            meta: Meta {
+                suite_version: "0".into(),
+                commit: None,
+                criterion_version: None,
+                date: "2026-01-01T00:00:00Z".into(),
+                runs_pooled: 1,
+            },
+            imported: None,
+        }
+    }
+
+    /// Two runs: `a` has null with its floor, a fork without one, and an
+    /// exec floor without its metric; `b` only null's figure.
+    fn fixture() -> Vec<Run> {
+        vec![
+            run(
+                "a",
+                &[
+                    (&lat_syscall::NULL, 84.0),
+                    (&floor::NULL, 80.0),
+                    (&lat_proc::FORK, 158_420.0),
+                    (&floor::EXEC, 637_000.0),
+                ],
+            ),
+            run("b", &[(&lat_syscall::NULL, 100.0)]),
+        ]
+    }
+
+    fn render(format: Format) -> String {
+        let opts = Options {
+            format,
+            ..Options::default()
+        };
+        render_as(&fixture(), &opts).unwrap()
+    }
+
+    #[test]
+    fn text_shows_figure_floor_ratio_and_dashes() {
+        assert_eq!(
+            render(Format::Text),
+            "\
+Floors - each metric beside a bare loop of its operation (ratio = figure / floor)
+---------------------------------------------------------------------------------
+Host      OS            Metric               Unit   Figure    Floor Ratio
+--------- ------------- -------------------- ---- -------- -------- -----
+vm/a      Linux 6.1     lat_syscall/null     us     0.0840   0.0800  1.05
+vm/b      Linux 6.1     lat_syscall/null     us     0.1000        -     -
+vm/a      Linux 6.1     lat_proc/fork        us      158.4        -     -
+vm/b      Linux 6.1     lat_proc/fork        us          -        -     -
+vm/a      Linux 6.1     lat_proc/exec        us          -      637     -
+vm/b      Linux 6.1     lat_proc/exec        us          -        -     -
+"
+        );
+    }
+
+    #[test]
+    fn markdown_csv_and_json_carry_the_same_rows() {
+        let md = render(Format::Markdown);
+        assert!(md.starts_with(&format!("### {TITLE}\n\n| Host | OS | Metric |")));
+        assert!(
+            md.contains("| vm/a | Linux 6.1 | lat_syscall/null | us | 0.0840 | 0.0800 | 1.05 |\n")
+        );
+        assert!(md.contains("| vm/b | Linux 6.1 | lat_proc/exec | us | - | - | - |\n"));
+
+        let csv = render(Format::Csv);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,busy"
+        );
+        assert_eq!(
+            lines[1],
+            "lat_syscall/null,floor/null,us,vm/a,vm,a,Linux 6.1,0.084,0.08,1.05,false"
+        );
+        assert_eq!(
+            lines[2],
+            "lat_syscall/null,floor/null,us,vm/b,vm,b,Linux 6.1,0.1,-,-,false"
+        );
+        assert_eq!(lines.len(), 7);
+
+        let json: serde_json::Value = serde_json::from_str(&render(Format::Json)).unwrap();
+        let floors = json["floors"].as_array().unwrap();
+        assert_eq!(floors.len(), 3);
+        assert_eq!(floors[0]["metric"], "lat_syscall/null");
+        assert_eq!(floors[0]["floor"], "floor/null");
+        assert_eq!(floors[0]["figure"], json!([0.084, 0.1]));
+        assert_eq!(floors[0]["floor_figure"], json!([0.08, null]));
+        assert_eq!(floors[2]["ratio"], json!([null, null]));
+        assert_eq!(json["runs"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn no_floor_data_is_an_error() {
+        let runs = vec![run("c", &[(&lat_proc::SHELL, 500.0)])];
+        let e = render_as(&runs, &Options::default()).unwrap_err();
+        assert!(e.to_string().contains("lmbench run floor"), "{e}");
+    }
+}

@@ -1,0 +1,86 @@
+//! floor: the bare operations of the suite's metrics as plain loops, timed
+//! inside `lmbench-peer floor` (a small single-threaded process: no
+//! Criterion machinery around each operation, no second thread), so any
+//! reader can see the harness's share of a figure. Each is the floor of
+//! one or more metrics ([`super::floors::FLOORS`]), in the same unit.
+use super::{Metric, Program, Unit::Micros};
+
+pub static NULL: Metric = Metric::median(
+    "floor/null",
+    Micros,
+    "in lmbench-peer floor, a plain loop: one raw getppid system call",
+);
+pub static READ: Metric = Metric::median(
+    "floor/read",
+    Micros,
+    "in lmbench-peer floor, a plain loop: read(2) of 1 byte from /dev/zero on an fd opened once",
+);
+pub static WRITE: Metric = Metric::median(
+    "floor/write",
+    Micros,
+    "in lmbench-peer floor, a plain loop: write(2) of 1 byte to /dev/null on an fd opened once",
+);
+pub static STAT: Metric = Metric::median(
+    "floor/stat",
+    Micros,
+    "in lmbench-peer floor, a plain loop: stat(2) of a 1-byte scratch file",
+);
+pub static FSTAT: Metric = Metric::median(
+    "floor/fstat",
+    Micros,
+    "in lmbench-peer floor, a plain loop: fstat(2) of an open fd of that scratch file",
+);
+pub static OPEN: Metric = Metric::median(
+    "floor/open",
+    Micros,
+    "in lmbench-peer floor, a plain loop: open(2) O_RDONLY of that scratch file, then close(2)",
+);
+pub static SELECT_100: Metric = Metric::median(
+    "floor/select/100",
+    Micros,
+    "in lmbench-peer floor, a plain loop: select(2), zero timeout, on a copy of a write set of 100 dups of the scratch file opened read-only, nfds = highest fd + 1",
+);
+pub static PIPE_PINNED: Metric = Metric::median(
+    "floor/pipe_pinned",
+    Micros,
+    "in lmbench-peer floor bound to one CPU, a plain loop: write 1 byte into a pipe to a forked echo child on that CPU, read its 1-byte answer from a second pipe",
+);
+pub static UNIX_PINNED: Metric = Metric::median(
+    "floor/unix_pinned",
+    Micros,
+    "in lmbench-peer floor bound to one CPU, a plain loop: write 1 byte on an AF_UNIX stream socketpair to a forked echo child on that CPU, read its 1-byte answer",
+);
+pub static FORK: Metric = Metric::median(
+    "floor/fork",
+    Micros,
+    "in lmbench-peer floor, a plain loop: fork(2), the child _exit(0)s, the parent waitpid(2)s",
+);
+pub static EXEC: Metric = Metric::median(
+    "floor/exec",
+    Micros,
+    "in lmbench-peer floor, a plain loop: fork(2), the child (stdout on /dev/null) execve(2)s lmbench-exec-hello with an empty environment, the parent waits",
+);
+pub static EXEC_STATIC: Metric = Metric::median(
+    "floor/exec_static",
+    Micros,
+    "in lmbench-peer floor, a plain loop: fork(2), the child execve(2)s lmbench-exec-exit (static, a raw exit syscall) with an empty environment, the parent waits",
+);
+
+pub static PROGRAM: Program = Program {
+    name: "floor",
+    about: "bare loops of the suite's operations in a small single-threaded process: the floors the metrics are judged against",
+    metrics: &[
+        &NULL,
+        &READ,
+        &WRITE,
+        &STAT,
+        &FSTAT,
+        &OPEN,
+        &SELECT_100,
+        &PIPE_PINNED,
+        &UNIX_PINNED,
+        &FORK,
+        &EXEC,
+        &EXEC_STATIC,
+    ],
+};
