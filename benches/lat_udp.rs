@@ -6,8 +6,10 @@
 //! to an echo peer, a fresh small process (`lmbench-peer echo`). Each
 //! iteration sends a 4-byte datagram carrying a sequence number and
 //! receives the echo, whose number is checked (a stale datagram fails).
-//! Our socket has SO_RCVTIMEO: a lost datagram or a silent peer fails the
-//! bench within seconds; a dead peer gives ECONNREFUSED (ICMP) at once.
+//! A deadline timer armed once per timed call (no SO_RCVTIMEO, whose
+//! kernel timer would be armed on every receive): a lost datagram or a
+//! silent peer fails the bench within seconds; a dead peer gives
+//! ECONNREFUSED (ICMP) at once.
 //! Loopback does not drop datagrams in a ping-pong, so no retransmission.
 //!
 //! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`

@@ -4,8 +4,10 @@
 //! Method (lmbench's lat_unix): a stream socketpair whose far end belongs
 //! to an echo peer, a fresh small process (`lmbench-peer echo`). Each
 //! iteration writes 1 byte and reads the 1-byte answer (the low byte of a
-//! sequence number, checked). Our end has SO_RCVTIMEO, so a peer that
-//! stops answering fails the bench in seconds; one that dies gives EOF.
+//! sequence number, checked). A deadline timer armed once per timed call
+//! (no SO_RCVTIMEO, whose kernel timer would be armed on every receive)
+//! fails the bench in seconds if the peer stops answering; one that dies
+//! gives EOF.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::lat_unix::{self as cat, PROGRAM};

@@ -5,8 +5,10 @@
 //! deadline for a peer which stops answering, so a blocked read fails the
 //! bench instead of hanging it. No helper thread: a second thread in the
 //! timed process would switch the kernel's fd table to its shared path and
-//! change the very figures these benches report. Sockets get SO_RCVTIMEO;
-//! pipes a [`Stall`] timer, whose signal interrupts a blocked read.
+//! change the very figures these benches report. The timed echo loops
+//! (pipes and sockets alike) get a [`Stall`] timer armed once per timed
+//! call, whose signal interrupts a blocked read; SO_RCVTIMEO is kept for
+//! untimed reads (it arms a kernel timer on every blocking receive).
 //!
 //! Servers bind 127.0.0.1 on a port the kernel picks.
 
@@ -402,7 +404,7 @@ fn answer_wait(r: RawFd, e: io::Error) -> io::Result<()> {
 /// The timed body of the echo benches: `iters` round trips of a `len`-byte
 /// message (1..=4 bytes: the low bytes of a sequence number, so a stale or
 /// wrong answer is caught), writing on `w` and reading the echo from `r`.
-/// With `deadline` (for pipes, which have no SO_RCVTIMEO) the timer ticks
+/// With `deadline` (the timed loops: no per-receive timer) the timer ticks
 /// every [`ANSWER_TIMEOUT`] while the loop runs: one timer_settime(2)
 /// before and after, nothing per round trip.
 pub fn echo_loop(
