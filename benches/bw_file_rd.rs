@@ -1,11 +1,15 @@
 //! bw_file_rd: rereading a cached file with read(2).
 //! Run: `cargo bench --bench bw_file_rd` (or `lmbench run bw_file_rd`).
 //!
-//! Method (lmbench's bw_file_rd): a scratch file of S bytes (512 KB, 8 MB,
-//! 64 MB; the summary shows the largest) is written and fsync'ed once, so
-//! its pages are cached. Per iteration:
+//! Method (lmbench's bw_file_rd): sizes S of 512 KB, 8 MB, 64 MB and the
+//! machine's memory bandwidth top size (`bw::machine_top_size`, 4x the
+//! last-level cache: the size of bw_mem's Mem read, which the summary's
+//! File reread cell takes, so the two compare like for like). One scratch
+//! file of the largest S is written and fsync'ed once per run (removed on
+//! exit, also on a panic), so its pages are cached; each size reads its
+//! first S bytes. Per iteration:
 //! - io_only: the fd is opened once; lseek(2) to 0, then read(2) 64 KB
-//!   chunks to end of file into a page-aligned buffer, summing every 8-byte
+//!   chunks up to S bytes into a page-aligned buffer, summing every 8-byte
 //!   word of each chunk (`bw::read_sum`), as lmbench sums every word of
 //!   each block it reads: the bytes counted are the bytes loaded, so the
 //!   figure is at most a memory read of the same size plus the copy.
@@ -13,28 +17,32 @@
 //!
 //! Bytes per iteration: S. Every read is checked and the total must equal
 //! S (a test checks the sum of a known file, so a short read or a skipped
-//! block fails). In Criterion's test mode (`cargo test`) the 64 MB file is skipped.
+//! block fails). In Criterion's test mode (`cargo test`) sizes above 8 MB
+//! are skipped.
 
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::bw::{self, kernels};
 use lmbench_support::catalog::{bw_file_rd::PROGRAM, Metric};
-use lmbench_support::fs::ScratchFile;
 use lmbench_support::harness::{check, config, failed, test_mode, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 fn bw_file_rd(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
+    let cap = if test_mode() { 8 << 20 } else { usize::MAX };
+    let plan = bw::reread_plan(&PROGRAM, cap);
+    let (file, sizes) = check(PROGRAM.metrics[0], "create scratch file", plan);
     for m in PROGRAM.metrics.iter().copied() {
         let m: &'static Metric = m;
-        let (mode, size) = m.function_and_parameter();
-        let size = bw::parse_size(size.unwrap_or("")).expect("catalog sizes parse");
-        if test_mode() && size > 8 << 20 {
-            g.skip(m, "test mode");
+        let (mode, _) = m.function_and_parameter();
+        let Some(&(_, size)) = sizes.iter().find(|(r, _)| std::ptr::eq(*r, m)) else {
+            g.skip(
+                m,
+                "not measured here (512k, 8m, 64m and the top size; 8m at most in test mode)",
+            );
             continue;
-        }
-        let file = check(m, "create scratch file", ScratchFile::new(size));
+        };
         let path = file.c_path();
         let mut buf = check(m, "buffer", kernels::Buf::new(bw::XFER, 0));
         g.bytes_per_iter(size as u64);

@@ -37,15 +37,13 @@ use lmbench_support::bw::{ceiling, kernels, kernels::Buf, parse_size};
 use lmbench_support::catalog::bw_mem::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, config, test_mode, Class, Group};
-use lmbench_support::machine::Facts;
 
 const TEST_CAP: usize = 1 << 20;
 
 /// The largest size of the sweep on this machine (`cat::top_size`), with a
-/// line saying so (and whether free memory capped it).
-fn top_size(facts: &Facts) -> usize {
-    let llc = ["l3", "l2"].iter().find_map(|l| facts.cache_bytes(l));
-    let (top, capped) = cat::top_size(llc, mem_available());
+/// line saying so when free memory capped it.
+fn top_size() -> usize {
+    let (top, capped, llc) = lmbench_support::bw::machine_top_size();
     if capped {
         eprintln!(
             "bw_mem: top size {} MB, under 4 x the last-level cache ({} MB): capped by available memory",
@@ -54,20 +52,6 @@ fn top_size(facts: &Facts) -> usize {
         );
     }
     top as usize
-}
-
-/// MemAvailable from /proc/meminfo, in bytes.
-#[cfg(target_os = "linux")]
-fn mem_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb << 10)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn mem_available() -> Option<u64> {
-    None
 }
 
 /// One timed run of `iters` passes of `mode`; `b` is the destination of
@@ -130,7 +114,7 @@ fn sampled_mbps(calls: &[(u64, Duration)], bytes: usize, n: usize) -> Option<f64
 
 fn bw_mem(c: &mut Criterion) {
     let testing = test_mode();
-    let top = top_size(&Facts::collect());
+    let top = top_size();
     let top = if testing { top.min(TEST_CAP) } else { top };
     let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
     g.criterion()

@@ -11,6 +11,10 @@
 //! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
 //!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
 //!
+//! - `par SIZE`: k = 1, 2, 4, 8, 16, 32 independent chains that split the
+//!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
+//!   quantity): ns per load and per hop, and the speed-up over k = 1.
+//!
 //! - `dtlb`: the data TLBs' entries for 4 KB pages (AMD cpuid leaves).
 //!
 //! Bandwidths print the median of PASSES passes (default 11, lmbench's
@@ -149,6 +153,69 @@ fn chase(shape: &str, size: usize) -> f64 {
     best
 }
 
+/// Minimum ns per hop of K independent pointer chains advanced together,
+/// over chunks of 16K hops, after a warm-up of 64K hops.
+fn hops<const K: usize>(starts: &[usize]) -> f64 {
+    let mut ps = [std::ptr::null::<usize>(); K];
+    for (p, &s) in ps.iter_mut().zip(starts) {
+        *p = s as *const usize;
+    }
+    // SAFETY: as in `chase`: every start is a linked slot of a live buffer.
+    let hop = |p: *const usize| unsafe { std::ptr::read_volatile(p) as *const usize };
+    let run = |n: usize, ps: &mut [*const usize; K]| {
+        let t = Instant::now();
+        for _ in 0..n {
+            for p in ps.iter_mut() {
+                *p = hop(*p);
+            }
+        }
+        t.elapsed().as_nanos() as f64 / n as f64
+    };
+    run(1 << 16, &mut ps);
+    let best = (0..256)
+        .map(|_| run(1 << 14, &mut ps))
+        .fold(f64::INFINITY, f64::min);
+    std::hint::black_box(ps);
+    best
+}
+
+/// par_mem's check: k disjoint cycles over the thrash order of `size`.
+fn par(size: usize) {
+    let mut buf = vec![0usize; size / 8];
+    let base = buf.as_mut_ptr() as usize;
+    let o = order("thrash", size);
+    let mut one = 0.0;
+    for k in [1usize, 2, 4, 8, 16, 32] {
+        let parts: Vec<&[usize]> = (0..k)
+            .map(|i| &o[i * o.len() / k..(i + 1) * o.len() / k])
+            .collect();
+        for part in &parts {
+            for w in part.windows(2) {
+                buf[w[0]] = base + 8 * w[1];
+            }
+            buf[*part.last().unwrap()] = base + 8 * part[0];
+        }
+        let starts: Vec<usize> = parts.iter().map(|p| base + 8 * p[0]).collect();
+        let hop = match k {
+            1 => hops::<1>(&starts),
+            2 => hops::<2>(&starts),
+            4 => hops::<4>(&starts),
+            8 => hops::<8>(&starts),
+            16 => hops::<16>(&starts),
+            _ => hops::<32>(&starts),
+        };
+        if k == 1 {
+            one = hop;
+        }
+        println!(
+            "ref par {} k={k:2}: {hop:7.1} ns/hop {:6.1} ns/load, speed-up {:.1}",
+            size >> 20,
+            hop / k as f64,
+            k as f64 * one / hop
+        );
+    }
+}
+
 /// The data TLBs' 4 KB-page entries from AMD's cpuid leaves 0x80000005
 /// (L1) and 0x80000006 (L2): the first-principles figure for `tlb pages`.
 #[cfg(target_arch = "x86_64")]
@@ -180,7 +247,7 @@ fn main() {
     let (mode, size) = match args.as_slice() {
         [m, s, ..] => (m.as_str(), parse(s)),
         _ => {
-            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage SIZE [PASSES]");
+            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage|par SIZE [PASSES]");
             std::process::exit(2);
         }
     };
@@ -230,6 +297,7 @@ fn main() {
             let mbps = bandwidth(size, passes, || sum(&buf));
             println!("ref memrd {}: {mbps:.0} MB/s", args[1]);
         }
+        "par" => par(size),
         shape => {
             let ns = chase(shape, size);
             println!("ref chase {shape} {}: {ns:.2} ns", args[1]);

@@ -149,6 +149,32 @@ impl Buffer {
         )
     }
 
+    /// `k` disjoint chains that split the [`Buffer::thrash_chain`] order of
+    /// the first `bytes` into `k` consecutive runs, each closed into its own
+    /// cycle (par_mem's independent chains): together they visit every
+    /// line once, and within a chain consecutive loads are on different
+    /// pages (except perhaps at its wrap-around).
+    pub fn thrash_chains(
+        &mut self,
+        bytes: usize,
+        k: usize,
+        seed: u64,
+    ) -> Result<Vec<Chain>, String> {
+        let pages = bytes / PAGE;
+        let n = pages * (PAGE / LINE);
+        if pages < 2 || k == 0 || n < k {
+            return Err(format!(
+                "cannot split a thrash chain of {bytes} bytes into {k}"
+            ));
+        }
+        let page_order = shuffled(pages, seed);
+        let line_order = shuffled(PAGE / LINE, seed ^ 0x7468_7261);
+        let at = |j: usize| page_order[j % pages] * PAGE + line_order[j / pages] * LINE;
+        (0..k)
+            .map(|i| self.link((i * n / k..(i + 1) * n / k).map(at)))
+            .collect()
+    }
+
     /// The "random in level" chain over the first `bytes` of the buffer:
     /// pages in a random order, and within each page all its lines in a
     /// random order of their own before the next page. Every line is read
@@ -322,18 +348,18 @@ fn chase_par<const K: usize>(chains: &mut [Chain], buf: &Buffer, hops: u64) {
     }
 }
 
-/// Advances every chain `hops` loads, interleaved. Supports 1 to 16
-/// chains; panics on more.
+/// Advances every chain `hops` loads, interleaved. Supports 1 to 16, 24
+/// and 32 chains; panics on others.
 pub fn chase_all(chains: &mut [Chain], buf: &Buffer, hops: u64) {
     macro_rules! dispatch {
         ($($k:literal)*) => {
             match chains.len() {
                 $($k => chase_par::<$k>(chains, buf, hops),)*
-                k => panic!("chase_all supports 1 to 16 chains, not {k}"),
+                k => panic!("chase_all supports 1 to 16, 24 and 32 chains, not {k}"),
             }
         };
     }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 24 32)
 }
 
 /// True when Criterion only lists the benchmarks (`-- --list`): nothing
@@ -516,6 +542,25 @@ mod tests {
         chase_all(&mut chains, &buf, 1);
         let after: Vec<usize> = chains.iter().map(Chain::position).collect();
         assert!(before.iter().zip(&after).all(|(a, b)| a != b));
+    }
+
+    #[test]
+    fn thrash_chains_partition_every_line_on_changing_pages() {
+        let bytes = 8 * PAGE;
+        let mut buf = Buffer::new(bytes).unwrap();
+        let mut seen = Vec::new();
+        for mut c in buf.thrash_chains(bytes, 3, 5).unwrap() {
+            let n = c.len();
+            let part = walk(&mut c, &buf, n);
+            for w in part.windows(2) {
+                assert_ne!(w[0] / PAGE, w[1] / PAGE, "consecutive loads on one page");
+            }
+            seen.extend(part);
+        }
+        seen.sort_unstable();
+        let lines: Vec<usize> = (0..bytes / LINE).map(|l| l * LINE).collect();
+        assert_eq!(seen, lines, "every line once across the chains");
+        assert!(buf.thrash_chains(bytes, 0, 5).is_err());
     }
 
     #[test]

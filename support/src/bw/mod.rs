@@ -247,18 +247,22 @@ pub fn sum_words(words: &[u64]) -> u64 {
     s
 }
 
-/// Reads the open file from its current offset to its end in reads of up
-/// to `buf.len()` bytes, summing every 8-byte word of each read
-/// ([`sum_words`]): bw_file_rd's timed pass. Errors unless exactly `size`
-/// bytes arrive, or when a read ends inside a word.
+/// Reads `size` bytes of the open file from its current offset in reads of
+/// up to `buf.len()` bytes, summing every 8-byte word of each read
+/// ([`sum_words`]): bw_file_rd's timed pass (the file may be longer: the
+/// reread programs read prefixes of one file of their largest size).
+/// Errors when the file ends first, or when a read ends inside a word.
 #[inline]
 pub fn read_sum(fd: RawFd, buf: &mut kernels::Buf, size: usize) -> io::Result<u64> {
     let mut total = 0;
     let mut sum = 0u64;
-    loop {
-        let n = crate::sys::read(fd, buf.as_bytes_mut())?;
+    while total < size {
+        let want = buf.len().min(size - total);
+        let n = crate::sys::read(fd, &mut buf.as_bytes_mut()[..want])?;
         if n == 0 {
-            break;
+            return Err(io::Error::other(format!(
+                "read {total} bytes, wanted {size}: the file ended"
+            )));
         }
         if n % 8 != 0 {
             return Err(io::Error::other(format!(
@@ -268,12 +272,67 @@ pub fn read_sum(fd: RawFd, buf: &mut kernels::Buf, size: usize) -> io::Result<u6
         total += n;
         sum = sum.wrapping_add(sum_words(&buf.as_u64()[..n / 8]));
     }
-    if total != size {
-        return Err(io::Error::other(format!(
-            "read {total} bytes, file has {size}"
-        )));
-    }
     Ok(sum)
+}
+
+/// The size every memory-bandwidth figure of this machine is measured at
+/// (bw_mem's top size, and the reread programs' largest size): see
+/// `catalog::bw_mem::top_size`. Returns (bytes, capped by memory, the
+/// last-level cache the size was derived from).
+pub fn machine_top_size() -> (u64, bool, Option<u64>) {
+    let facts = crate::machine::Facts::collect();
+    let llc = ["l3", "l2"].iter().find_map(|l| facts.cache_bytes(l));
+    let (top, capped) = crate::catalog::bw_mem::top_size(llc, mem_available());
+    (top, capped, llc)
+}
+
+/// The metrics of a reread program (bw_file_rd, bw_mmap_rd) this machine
+/// measures, with their sizes in bytes: `catalog::bw_file_rd::runs_at`
+/// for memory bandwidth top size `top`, none above `cap` bytes.
+pub fn reread_sizes(
+    program: &'static crate::catalog::Program,
+    top: u64,
+    cap: usize,
+) -> RereadSizes {
+    program
+        .metrics
+        .iter()
+        .copied()
+        .filter_map(|m| {
+            let id = m.function_and_parameter().1?;
+            let size = parse_size(id)?;
+            (crate::catalog::bw_file_rd::runs_at(id, top) && size <= cap).then_some((m, size))
+        })
+        .collect()
+}
+
+/// A reread program's plan: one scratch file of its largest size on this
+/// machine (written and synced once, removed on drop), and the sizes
+/// ([`reread_sizes`] at [`machine_top_size`], none above `cap`).
+pub fn reread_plan(
+    program: &'static crate::catalog::Program,
+    cap: usize,
+) -> io::Result<(crate::fs::ScratchFile, RereadSizes)> {
+    let sizes = reread_sizes(program, machine_top_size().0, cap);
+    let largest = sizes.iter().map(|&(_, s)| s).max().unwrap_or(8);
+    Ok((crate::fs::ScratchFile::new(largest)?, sizes))
+}
+
+/// The metrics a reread program measures here, with their sizes (bytes).
+pub type RereadSizes = Vec<(&'static crate::catalog::Metric, usize)>;
+
+/// MemAvailable from /proc/meminfo, in bytes.
+#[cfg(target_os = "linux")]
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb << 10)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mem_available() -> Option<u64> {
+    None
 }
 
 #[cfg(test)]
@@ -308,6 +367,9 @@ mod tests {
         // A file shorter than claimed fails.
         rewind(fd).unwrap();
         assert!(read_sum(fd, &mut buf, words * 8 + 8).is_err());
+        // A prefix: the first 1000 words sum to 1000 * 999 / 2.
+        rewind(fd).unwrap();
+        assert_eq!(read_sum(fd, &mut buf, 8000).unwrap(), 1000 * 999 / 2);
         // Through a mapping: the same sum.
         let map = Mapping::new(fd, words * 8).unwrap();
         assert_eq!(map.sum(), want);

@@ -1,9 +1,7 @@
 //! par_mem: memory-level parallelism: k independent random chains through
-//! the largest working set, advanced in lock step. Ids: `par_mem/chains/<k>`.
+//! a working set of the memory bandwidth top size (4x+ the last-level
+//! cache), advanced in lock step. Ids: `par_mem/chains/<k>`.
 use super::{Headline, Metric, Program, Unit};
-
-/// The working set the chains share (lat_mem_rd's largest size).
-pub const SIZE: u64 = super::lat_mem_rd::MAX_SIZE;
 
 macro_rules! ks {
     ($($k:literal)*) => {
@@ -11,7 +9,7 @@ macro_rules! ks {
             id: concat!("par_mem/chains/", $k),
             unit: Unit::Nanos,
             headline: Headline::Min,
-            timed: concat!("one hop of each of ", $k, " independent random one-per-page chains through 1 GiB (", $k, " loads that may overlap)"),
+            timed: concat!("one hop of each of ", $k, " independent thrash chains (every line once, consecutive loads on different pages) through 4x+ the last-level cache (", $k, " loads that may overlap)"),
         },)*]
     };
 }
@@ -19,7 +17,7 @@ macro_rules! ks {
 pub static PROGRAM: Program = Program {
     name: "par_mem",
     about: "memory-level parallelism: k independent chains at the largest size (ns per k-load hop, minimum)",
-    metrics: ks!(1 2 3 4 6 8 12 16),
+    metrics: ks!(1 2 3 4 6 8 12 16 24 32),
 };
 
 /// Chain count of a metric of this program.

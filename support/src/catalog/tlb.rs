@@ -3,21 +3,26 @@
 //! cache lines. Ids: `tlb/<pages|lines>/<count>`.
 use super::{Headline, Metric, Program, Unit};
 
+/// Counts: 8 steps per doubling from 8 to 8192 (8, 9, .., 15, 16, 18, ..,
+/// 64, 72, 80, ..): the sweep measures the powers of two and bisects
+/// between the last flat one and the first slow one (see benches/tlb.rs).
 macro_rules! counts {
-    ($($fun:literal : $doc:literal;)*) => {
-        &[$(
-            &Metric { id: concat!("tlb/", $fun, "/8"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/16"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/32"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/64"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/128"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/256"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/512"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/1024"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/2048"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/4096"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-            &Metric { id: concat!("tlb/", $fun, "/8192"), unit: Unit::Nanos, headline: Headline::Min, timed: $doc },
-        )*]
+    ($f1:literal : $d1:literal; $f2:literal : $d2:literal;) => {
+        counts!(@ $f1, $d1, $f2, $d2, [
+            "8", "9", "10", "11", "12", "13", "14", "15", "16", "18", "20", "22", "24", "26", "28",
+            "30", "32", "36", "40", "44", "48", "52", "56", "60", "64", "72", "80", "88", "96", "104",
+            "112", "120", "128", "144", "160", "176", "192", "208", "224", "240", "256", "288", "320",
+            "352", "384", "416", "448", "480", "512", "576", "640", "704", "768", "832", "896", "960",
+            "1024", "1152", "1280", "1408", "1536", "1664", "1792", "1920", "2048", "2304", "2560",
+            "2816", "3072", "3328", "3584", "3840", "4096", "4608", "5120", "5632", "6144", "6656",
+            "7168", "7680", "8192"
+        ])
+    };
+    (@ $f1:literal, $d1:literal, $f2:literal, $d2:literal, [$($n:literal),*]) => {
+        &[
+            $(&Metric { id: concat!("tlb/", $f1, "/", $n), unit: Unit::Nanos, headline: Headline::Min, timed: $d1 },)*
+            $(&Metric { id: concat!("tlb/", $f2, "/", $n), unit: Unit::Nanos, headline: Headline::Min, timed: $d2 },)*
+        ]
     };
 }
 
@@ -29,6 +34,10 @@ pub static PROGRAM: Program = Program {
         "lines": "one dependent load of a random-order chain with one slot per 64 B line, over N adjacent lines";
     },
 };
+
+/// How much slower one load per page may be than the same loads packed in
+/// lines before we say the TLB ran out (lmbench's 15 %).
+pub const SLOWDOWN: f64 = 1.15;
 
 /// The metric of `function` ("pages" or "lines") at `count`.
 pub fn point(function: &str, count: u64) -> Option<&'static Metric> {

@@ -23,12 +23,12 @@ pub static SYSPARAMS: Table = Table {
     ],
 };
 
-/// How much slower one load per page may be than the same loads packed in
-/// lines before we say the TLB ran out (lmbench's 15 %).
-pub const TLB_SLOWDOWN: f64 = 1.15;
+use crate::catalog::tlb::SLOWDOWN as TLB_SLOWDOWN;
 
 /// The largest page count whose one-per-page chain is at most 15 % slower
-/// than the packed chain, with every smaller count also within 15 %.
+/// than the packed chain, with every smaller measured count also within
+/// 15 % (the sweep measures the powers of two and bisects finer counts
+/// between them, so most counts are absent).
 pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
     let mut last_ok = None;
     for n in tlb::counts() {
@@ -36,7 +36,7 @@ pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
             run.value(tlb::point("pages", n)?),
             run.value(tlb::point("lines", n)?),
         ) else {
-            return last_ok;
+            continue;
         };
         if p > TLB_SLOWDOWN * l {
             return last_ok;
