@@ -152,8 +152,11 @@ pub static CTX_PINNED: Table = Table {
 mod tests {
     use super::*;
 
-    /// A run of fixed medians and median intervals (us).
-    struct Run<'a>(&'a [(&'static str, f64, Option<(f64, f64)>)]);
+    /// A metric id, its median and its median's interval (us).
+    type Figure = (&'static str, f64, Option<(f64, f64)>);
+
+    /// A run of fixed medians and median intervals.
+    struct Run<'a>(&'a [Figure]);
     impl Lookup for Run<'_> {
         fn value(&self, m: &Metric) -> Option<f64> {
             self.0.iter().find(|r| r.0 == m.id).map(|r| r.1)
