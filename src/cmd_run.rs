@@ -89,6 +89,11 @@ pub fn run(opts: Options) -> Result<()> {
     let n = programs.len();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
     for rep in 1..=opts.runs {
+        // Results older than this are not this repetition's (a skipped
+        // metric, e.g. a remote one without LMBENCH_REMOTE, keeps the
+        // directory of the last run that measured it). Filesystem
+        // timestamps are coarser than the clock: one second of slack.
+        let rep_start = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
         if opts.runs > 1 {
             eprintln!("run {rep} of {}", opts.runs);
         }
@@ -147,7 +152,11 @@ pub fn run(opts: Options) -> Result<()> {
             );
             crate::criterion::write_stamp(&crate::criterion::home(), p.name)?;
         }
-        reps.push(this_run_results(&programs, opts.filter.as_deref())?);
+        reps.push(this_run_results(
+            &programs,
+            opts.filter.as_deref(),
+            rep_start,
+        )?);
     }
     eprintln!();
     let metrics = pool(&reps);
@@ -217,16 +226,21 @@ fn idle_check(wait: Option<std::time::Duration>) {
 }
 
 /// The results this invocation produced: the selected programs' metrics
-/// that match the filter (older results of other metrics stay out).
+/// that match the filter and were written since `since` (older results of
+/// other or skipped metrics stay out).
 fn this_run_results(
     programs: &[&'static Program],
     filter: Option<&str>,
+    since: std::time::SystemTime,
 ) -> Result<BTreeMap<String, MetricStats>> {
     let re = filter.map(Regex::new).transpose()?;
     let home = crate::criterion::home();
     let mut out = BTreeMap::new();
     for m in programs.iter().flat_map(|p| p.metrics.iter()) {
         if re.as_ref().is_some_and(|re| !re.is_match(m.id)) {
+            continue;
+        }
+        if !crate::criterion::written_since(&home, m.id, since) {
             continue;
         }
         if let Some(s) = crate::criterion::read_benchmark(&home, m.id)? {

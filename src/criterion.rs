@@ -84,6 +84,16 @@ fn read(path: &Path) -> Result<String> {
 }
 
 /// Reads one benchmark's latest (`new`) results; `None` if it never ran.
+/// True when Criterion wrote benchmark `id`'s results at or after `since`
+/// (its `new/sample.json`, the file every measurement rewrites). A metric
+/// a bench skipped or a filter left out keeps its old directory, which a
+/// run must not take for its own.
+pub fn written_since(home: &Path, id: &str, since: std::time::SystemTime) -> bool {
+    std::fs::metadata(home.join(id).join("new").join("sample.json"))
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t >= since)
+}
+
 pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
     let dir = home.join(id).join("new");
     if !dir.join("estimates.json").exists() {
@@ -314,4 +324,31 @@ pub fn benchmark_json(id: &str, bytes_per_iter: Option<u64>) -> serde_json::Valu
         "directory_name": id,
         "title": id,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn only_results_written_since_a_moment_are_this_runs() {
+        let home = tempfile::tempdir().unwrap();
+        let new = home.path().join("lat_udp/remote/new");
+        std::fs::create_dir_all(&new).unwrap();
+        let file = new.join("sample.json");
+        std::fs::write(&file, "{}").unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let since = SystemTime::now() - Duration::from_secs(60);
+        assert!(!written_since(home.path(), "lat_udp/remote", since));
+        assert!(!written_since(home.path(), "lat_udp/udp", since));
+        std::fs::write(&file, "{}").unwrap();
+        assert!(written_since(home.path(), "lat_udp/remote", since));
+    }
 }
