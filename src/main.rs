@@ -43,8 +43,8 @@ struct Cli {
 enum Cmd {
     /// Run the benches through `cargo bench`, then print the summary.
     Run {
-        /// The quick preset: 10 samples of every metric, under 2 minutes of
-        /// benching for the whole suite on 2 cores (the default: about 11).
+        /// The quick preset: 10 samples of every metric, under 3 minutes of
+        /// benching for the whole suite on 2 cores (the default: about 12).
         #[arg(long)]
         quick: bool,
         /// Before starting, wait until other work uses under 5% of a CPU,
