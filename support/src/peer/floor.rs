@@ -95,7 +95,9 @@ impl Floor {
         path: &std::ffi::CStr,
         flags: libc::c_int,
         n: u64,
-        op: fn(RawFd) -> io::Result<()>,
+        // Generic, not a `fn` pointer: the floor's loop must inline the
+        // operation, not make an indirect call per iteration.
+        op: impl Fn(RawFd) -> io::Result<()>,
     ) -> io::Result<u64> {
         // SAFETY: path is NUL-terminated.
         let fd = unsafe { libc::open(path.as_ptr(), flags | libc::O_CLOEXEC) };
@@ -152,17 +154,20 @@ fn exactly_one(r: isize, what: &str) -> io::Result<()> {
     }
 }
 
+#[inline(always)]
 fn read1(fd: RawFd) -> io::Result<()> {
     let mut b = [0u8; 1];
     // SAFETY: b is valid for one byte.
     exactly_one(unsafe { libc::read(fd, b.as_mut_ptr().cast(), 1) }, "read")
 }
 
+#[inline(always)]
 fn write1(fd: RawFd) -> io::Result<()> {
     // SAFETY: the byte is valid for reading.
     exactly_one(unsafe { libc::write(fd, b"x".as_ptr().cast(), 1) }, "write")
 }
 
+#[inline(always)]
 fn fstat(fd: RawFd) -> io::Result<()> {
     // SAFETY: a zeroed stat is a valid buffer for fstat to fill.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
