@@ -1,17 +1,6 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 
-mod cmd_compare;
-mod cmd_export;
-mod cmd_floors;
-mod cmd_import;
-mod cmd_list;
-mod cmd_plot;
-mod cmd_profile;
-mod cmd_restore;
-mod cmd_run;
-mod cmd_save;
-mod cmd_serve;
-mod cmd_summary;
+mod cmd;
 use lmbench::cells;
 use lmbench::criterion;
 use lmbench::run;
@@ -78,7 +67,7 @@ enum Cmd {
     Summary {
         runs: Vec<String>,
         #[arg(long, value_enum, default_value = "text")]
-        format: cmd_summary::Format,
+        format: cmd::summary::Format,
         /// Show each figure's spread: `--spread=iqr` (the default: ± half the
         /// interquartile range
         /// of the samples) or `ci` (± half the 95% interval of the median).
@@ -216,10 +205,10 @@ fn main() -> ExitCode {
             save,
             machine,
             force,
-        } => cmd_run::run(cmd_run::Options {
+        } => cmd::run::run(cmd::run::Options {
             quick,
             wait_idle: wait_idle.map(std::time::Duration::from_secs),
-            save: save.map(|label| cmd_save::Options {
+            save: save.map(|label| cmd::save::Options {
                 label,
                 machine,
                 force,
@@ -234,9 +223,9 @@ fn main() -> ExitCode {
             spread,
             busy_threshold,
             floors,
-        } => cmd_summary::run(
+        } => cmd::summary::run(
             &runs,
-            cmd_summary::Options {
+            cmd::summary::Options {
                 format,
                 spread,
                 busy_cpus: busy_threshold / 100.0,
@@ -248,7 +237,7 @@ fn main() -> ExitCode {
             machine,
             force,
             filter,
-        } => cmd_save::run(cmd_save::Options {
+        } => cmd::save::run(cmd::save::Options {
             label,
             machine,
             force,
@@ -261,7 +250,7 @@ fn main() -> ExitCode {
             filter,
             fail_on_regression,
             busy_threshold,
-        } => cmd_compare::run(cmd_compare::Options {
+        } => cmd::compare::run(cmd::compare::Options {
             old,
             new,
             threshold,
@@ -274,32 +263,32 @@ fn main() -> ExitCode {
             label,
             machine,
             force,
-        } => cmd_import::run(cmd_import::Options {
+        } => cmd::import::run(cmd::import::Options {
             files,
             label,
             machine,
             force,
         }),
-        Cmd::Restore { run, name } => cmd_restore::run(&run, name.as_deref()),
+        Cmd::Restore { run, name } => cmd::restore::run(&run, name.as_deref()),
         Cmd::Export { run, name, output } => {
-            cmd_export::run(&run, name.as_deref(), output.as_deref())
+            cmd::export::run(&run, name.as_deref(), output.as_deref())
         }
-        Cmd::List => cmd_list::run(),
+        Cmd::List => cmd::list::run(),
         Cmd::Serve {
             listen,
             token,
             idle,
-        } => cmd_serve::run(cmd_serve::Options {
+        } => cmd::serve::run(cmd::serve::Options {
             listen,
             token,
             idle,
         }),
-        Cmd::Plot { runs, text, out } => cmd_plot::run(&runs, cmd_plot::Options { text, out }),
+        Cmd::Plot { runs, text, out } => cmd::plot::run(&runs, cmd::plot::Options { text, out }),
         Cmd::Profile {
             metric,
             seconds,
             vs,
-        } => cmd_profile::run(cmd_profile::Options {
+        } => cmd::profile::run(cmd::profile::Options {
             metric,
             seconds,
             vs,

@@ -10,7 +10,8 @@ use anyhow::{bail, Context, Result};
 use regex::Regex;
 
 use crate::run::{Origin, Run};
-use crate::{cmd_summary, criterion, store};
+use crate::cmd::summary as cmd_summary;
+use crate::{criterion, store};
 
 pub struct Options {
     pub label: String,

@@ -13,7 +13,8 @@ use lmbench_support::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
 use crate::run::{Imported, Meta, Origin, Run};
-use crate::{cmd_summary, store};
+use crate::cmd::summary as cmd_summary;
+use crate::store;
 
 pub struct Options {
     pub files: Vec<PathBuf>,

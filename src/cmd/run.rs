@@ -24,7 +24,7 @@ pub struct Options {
     /// Repeat the suite this many times; a saved run pools all samples.
     pub runs: u32,
     /// Save the run under this label at the end (`lmbench save`).
-    pub save: Option<crate::cmd_save::Options>,
+    pub save: Option<crate::cmd::save::Options>,
 }
 
 fn cargo() -> String {
@@ -36,7 +36,7 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
     let Some(f) = filter else {
         return Ok(PROGRAMS.to_vec());
     };
-    let re = crate::cmd_save::filter_regex(f, "FILTER")?;
+    let re = crate::cmd::save::filter_regex(f, "FILTER")?;
     let chosen: Vec<_> = PROGRAMS
         .iter()
         .copied()
@@ -61,7 +61,7 @@ pub fn run(opts: Options) -> Result<()> {
     let machine = opts
         .save
         .as_ref()
-        .map(crate::cmd_save::precheck)
+        .map(crate::cmd::save::precheck)
         .transpose()?;
     let facts = lmbench_support::machine::Facts::collect();
     let root = workspace::root();
@@ -170,10 +170,10 @@ pub fn run(opts: Options) -> Result<()> {
         imported: None,
     };
     if let (Some(save), Some(machine)) = (&opts.save, machine) {
-        let dir = crate::cmd_save::save_run(run.clone(), &machine, save)?;
+        let dir = crate::cmd::save::save_run(run.clone(), &machine, save)?;
         run = crate::store::load(&dir)?;
     }
-    print!("{}", crate::cmd_summary::render(&[run])?);
+    print!("{}", crate::cmd::summary::render(&[run])?);
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
 use crate::cells::busy_window;
-use crate::cmd_summary::{run_list_json, Format, Options};
+use super::{run_list_json, Format, Options};
 use crate::run::Run;
 use crate::table::{self, HOST_W, OS_W};
 

@@ -18,6 +18,8 @@ use crate::cells::{self, Cell, Spread};
 use crate::run::Run;
 use crate::{store, table};
 
+mod floors;
+
 /// What `summary` shows.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
@@ -25,7 +27,7 @@ pub struct Options {
     pub spread: Option<Spread>,
     /// Other work at or above this many CPUs marks a figure busy.
     pub busy_cpus: f64,
-    /// Show each metric beside its floor instead (`cmd_floors`).
+    /// Show each metric beside its floor instead (`floors`).
     pub floors: bool,
 }
 
@@ -166,7 +168,7 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
 /// Renders the summary in any format.
 pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
     if opts.floors {
-        return crate::cmd_floors::render_as(runs, opts);
+        return floors::render_as(runs, opts);
     }
     match opts.format {
         Format::Text => text(runs, opts),

@@ -400,7 +400,7 @@ pub fn run(opts: Options) -> Result<()> {
     let filter = opts
         .filter
         .as_deref()
-        .map(|f| crate::cmd_save::filter_regex(f, "--filter"))
+        .map(|f| crate::cmd::save::filter_regex(f, "--filter"))
         .transpose()?;
     let old = store::resolve(&opts.old)?;
     let new = store::resolve(&opts.new)?;
@@ -448,7 +448,6 @@ pub fn run(opts: Options) -> Result<()> {
 }
 
 #[cfg(test)]
-#[path = "compare_sim.rs"]
 mod sim;
 
 #[cfg(test)]
