@@ -1,8 +1,10 @@
-//! The small statistics `compare` and `--runs` need, written out so the CLI
-//! stays free of a statistics dependency: sample summaries, Student's t
-//! distribution (through the regularized incomplete beta function, exact
-//! for every df, no normal approximation), and Welch's unequal-variance
-//! t-test. The test runs on per-sample nanoseconds per iteration.
+//! The small statistics `compare` and `--runs` need: sample summaries,
+//! Student's t distribution (through `statrs`' regularized incomplete beta
+//! function, exact for every df, no normal approximation), and Welch's
+//! unequal-variance t-test. The test runs on per-sample nanoseconds per
+//! iteration.
+
+use statrs::function::{beta, factorial};
 
 /// Arithmetic mean; NaN for an empty slice.
 pub fn mean(xs: &[f64]) -> f64 {
@@ -41,94 +43,14 @@ pub fn mad(xs: &[f64]) -> f64 {
     median(&dev) * 1.4826
 }
 
-/// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; ~15 significant digits).
-fn ln_gamma(x: f64) -> f64 {
-    const G: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection: Γ(x)Γ(1-x) = π / sin(πx).
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let t = x + 7.5;
-    let mut a = G[0];
-    for (i, g) in G.iter().enumerate().skip(1) {
-        a += g / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// The continued fraction of the incomplete beta function (modified Lentz).
-fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
-    let mut h = d;
-    for m in 1..300 {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        let del = d * c;
-        h *= del;
-        if (del - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
-}
-
-/// The regularized incomplete beta function I_x(a, b), 0 <= x <= 1.
-pub fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let ln_front = ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln();
-    // The fraction converges fast for x < (a+1)/(a+b+2); use the symmetry
-    // I_x(a,b) = 1 - I_{1-x}(b,a) on the other side.
-    if x < (a + 1.0) / (a + b + 2.0) {
-        ln_front.exp() * beta_cf(a, b, x) / a
-    } else {
-        1.0 - ln_front.exp() * beta_cf(b, a, 1.0 - x) / b
-    }
-}
-
 /// Two-sided p-value of Student's t statistic with `df` degrees of freedom
 /// (df may be fractional, as Welch's is).
 pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
     if !t.is_finite() {
         return 0.0;
     }
-    inc_beta(df / 2.0, 0.5, df / (df + t * t))
+    // P(|T| > t) = I_{df/(df+t²)}(df/2, 1/2); NaN for a df no test has.
+    beta::checked_beta_reg(df / 2.0, 0.5, df / (df + t * t)).unwrap_or(f64::NAN)
 }
 
 /// The outcome of Welch's t-test of "b differs from a".
@@ -232,9 +154,7 @@ pub fn median_ci_ranks(n: usize) -> (usize, usize) {
     if n == 0 {
         return (0, 0);
     }
-    let ln_choose = |k: usize| {
-        ln_gamma(n as f64 + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0)
-    };
+    let ln_choose = |k: usize| factorial::ln_binomial(n as u64, k as u64);
     let ln_half_n = n as f64 * 0.5f64.ln();
     // X = how many samples fall below the median. The interval from the
     // sorted samples of 0-based ranks i and n-1-i misses the median with
