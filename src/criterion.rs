@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use lmbench_support::activity::Activity;
+use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::all_metrics;
 use serde::Deserialize;
 
@@ -24,10 +25,7 @@ pub fn home() -> PathBuf {
     if let Some(h) = std::env::var_os("CRITERION_HOME") {
         return PathBuf::from(h);
     }
-    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(t).join("criterion");
-    }
-    crate::workspace::root().join("target").join("criterion")
+    crate::workspace::target_dir().join("criterion")
 }
 
 #[derive(Deserialize)]
@@ -213,7 +211,7 @@ pub fn write_stamp(home: &Path, program: &str) -> Result<()> {
     let dir = home.join(program);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let body = serde_json::json!({ "suite_version": env!("CARGO_PKG_VERSION") });
-    crate::store::write_atomic(&dir.join(STAMP), body.to_string().as_bytes())
+    Ok(write_atomic(&dir.join(STAMP), body.to_string().as_bytes())?)
 }
 
 /// The suite version that produced each program's results, where
@@ -302,7 +300,7 @@ pub fn write_baseline(home: &Path, id: &str, name: &str, s: &MetricStats) -> Res
         "std_dev": est(s.std_dev_ns, (s.std_dev_ns, s.std_dev_ns)),
     });
     let write = |file: &str, v: serde_json::Value| {
-        crate::store::write_atomic(&dir.join(file), v.to_string().as_bytes())
+        Ok(write_atomic(&dir.join(file), v.to_string().as_bytes())?)
     };
     write("sample.json", sample)?;
     write("estimates.json", estimates)?;

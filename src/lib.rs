@@ -7,6 +7,7 @@
 pub mod atomic;
 pub mod cells;
 pub mod criterion;
+pub mod filter;
 pub mod lock;
 pub mod run;
 pub mod stats;

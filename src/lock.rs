@@ -93,10 +93,7 @@ pub fn held_by(what: &str, pid: Option<u32>) -> String {
 
 /// Where `lmbench run` keeps its log and lock: `<target>/lmbench/`.
 pub fn run_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::workspace::root().join("target"))
-        .join("lmbench")
+    crate::workspace::target_dir().join("lmbench")
 }
 
 /// The lock of `lmbench run` and `profile` in this checkout, beside their

@@ -447,19 +447,6 @@ fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically (temporary file beside it, renamed).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .map_or("out".into(), |n| n.to_string_lossy());
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    write_file(&tmp, bytes)?;
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
-}
-
 /// The suite, tools and time of a run made now.
 pub fn current_meta(runs_pooled: u32) -> Meta {
     let root = workspace::root();

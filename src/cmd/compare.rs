@@ -38,14 +38,24 @@ use crate::run::Run;
 use crate::stats::{self, Welch};
 use crate::{store, table};
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
     pub old: String,
     pub new: String,
+    /// Smaller changes are within noise even if significant (percent).
+    #[arg(long, default_value_t = 1.0)]
     pub threshold: f64,
+    /// Only metrics whose id matches this regular expression.
+    #[arg(long)]
     pub filter: Option<String>,
+    /// Exit non-zero if a significant regression beyond PCT exists.
+    #[arg(long, value_name = "PCT")]
     pub fail_on_regression: Option<f64>,
-    /// Other work above this many CPUs marks a metric busy.
-    pub busy_cpus: f64,
+    /// Give no verdict on metrics measured while other work used at
+    /// least PCT% of a CPU (either run).
+    #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
+    pub busy_threshold: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -393,14 +403,15 @@ fn figures(r: &Row, idw: usize) -> String {
 }
 
 /// `lmbench compare`.
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(opts: Args) -> Result<()> {
+    let busy_cpus = opts.busy_threshold / 100.0;
     if !(opts.threshold.is_finite() && opts.threshold >= 0.0) {
         bail!("--threshold must be a percentage >= 0");
     }
     let filter = opts
         .filter
         .as_deref()
-        .map(|f| crate::cmd::save::filter_regex(f, "--filter"))
+        .map(|f| crate::filter::metric_regex(f, "--filter"))
         .transpose()?;
     let old = store::resolve(&opts.old)?;
     let new = store::resolve(&opts.new)?;
@@ -408,10 +419,10 @@ pub fn run(opts: Options) -> Result<()> {
         print!("{}", render_imported(&old, &new)?);
         return Ok(());
     }
-    if !(opts.busy_cpus.is_finite() && opts.busy_cpus > 0.0) {
+    if !(busy_cpus.is_finite() && busy_cpus > 0.0) {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
-    let rows = compare(&old, &new, opts.threshold, opts.busy_cpus, filter.as_ref());
+    let rows = compare(&old, &new, opts.threshold, busy_cpus, filter.as_ref());
     if rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
@@ -426,10 +437,7 @@ pub fn run(opts: Options) -> Result<()> {
             new.metrics.len()
         );
     }
-    print!(
-        "{}",
-        render(&old, &new, &rows, opts.threshold, opts.busy_cpus)
-    );
+    print!("{}", render(&old, &new, &rows, opts.threshold, busy_cpus));
     if let Some(limit) = opts.fail_on_regression {
         let bad: Vec<String> = rows
             .iter()

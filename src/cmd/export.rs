@@ -56,12 +56,27 @@ pub fn export(run: &Run, name: &str) -> Value {
     json!({ "name": name, "benchmarks": benchmarks })
 }
 
-pub fn run(spec: &str, name: Option<&str>, output: Option<&std::path::Path>) -> Result<()> {
-    let run = store::resolve(spec)?;
-    let name = name.map_or_else(|| run.host(), str::to_string);
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    pub run: String,
+    /// Baseline name critcmp shows (default: machine/label).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Write to FILE instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let run = store::resolve(&args.run)?;
+    let name = args.name.unwrap_or_else(|| run.host());
     let text = serde_json::to_string_pretty(&export(&run, &name))? + "\n";
-    match output {
-        Some(p) => store::write_atomic(p, text.as_bytes()),
+    match args.output.as_deref() {
+        Some(p) => Ok(lmbench_support::atomic_file::write_atomic(
+            p,
+            text.as_bytes(),
+        )?),
         None => {
             print!("{text}");
             Ok(())

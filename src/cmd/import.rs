@@ -12,14 +12,22 @@ use anyhow::{bail, Context, Result};
 use lmbench_support::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
-use crate::run::{Imported, Meta, Origin, Run};
 use crate::cmd::summary as cmd_summary;
+use crate::run::{Imported, Meta, Origin, Run};
 use crate::store;
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    #[arg(long)]
     pub label: String,
+    /// The machine name, when the files hold one machine (default: its host).
+    #[arg(long)]
     pub machine: Option<String>,
+    /// Replace existing runs of that label.
+    #[arg(long)]
     pub force: bool,
 }
 
@@ -83,7 +91,7 @@ fn to_run(m: &Machine, file: &str, dir_machine: &str, label: &str) -> Run {
     }
 }
 
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(opts: Args) -> Result<()> {
     store::check_name("label", &opts.label)?;
     if let Some(m) = &opts.machine {
         store::check_name("machine name", m)?;

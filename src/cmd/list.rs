@@ -16,7 +16,11 @@ fn columns_of(metric: &Metric) -> Vec<String> {
     cols
 }
 
-pub fn run() -> anyhow::Result<()> {
+// `lmbench list` takes no arguments.
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_: Args) -> anyhow::Result<()> {
     for p in PROGRAMS {
         println!("{}: {}", p.name, p.about);
         for m in p.metrics {
@@ -39,7 +43,7 @@ pub fn run() -> anyhow::Result<()> {
 fn mem_lat_points() {
     use lmbench_support::catalog::tables::level_points;
     use lmbench_support::catalog::Lookup;
-    use lmbench_support::chase::human_size;
+    use lmbench_support::size;
     struct Here(lmbench_support::machine::Facts);
     impl Lookup for Here {
         fn value(&self, _: &Metric) -> Option<f64> {
@@ -53,12 +57,12 @@ fn mem_lat_points() {
     println!("mem_lat columns on this machine (stride 128, points inside each cache level):");
     for (i, p) in level_points(&here).iter().enumerate() {
         match p {
-            Some((size, (level, src))) => println!(
+            Some((point, (level, src))) => println!(
                 "  L{} $  lat_mem_rd/s128/{}  ({src} L{} = {})",
                 i + 1,
-                lmbench_support::chase::size_name(*size),
+                size::name(*point),
                 i + 1,
-                human_size(*level)
+                size::human(*level)
             ),
             None => println!(
                 "  L{} $  chosen from the measured curve (the OS gives no size)",

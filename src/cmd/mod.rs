@@ -1,4 +1,5 @@
-//! The subcommands of `lmbench`, one file each.
+//! The subcommands of `lmbench`, one file each: its `clap::Args` struct
+//! and its `run`. The command's one-line help is its variant's doc here.
 
 pub mod compare;
 pub mod export;
@@ -11,3 +12,59 @@ pub mod run;
 pub mod save;
 pub mod serve;
 pub mod summary;
+
+use anyhow::Result;
+
+/// The default busy threshold in percent of a CPU (see
+/// `lmbench_support::activity::BUSY_CPUS`).
+const BUSY_PCT: f64 = lmbench_support::activity::BUSY_CPUS * 100.0;
+
+#[derive(clap::Subcommand)]
+pub enum Cmd {
+    /// Run the benches through `cargo bench`, then print the summary.
+    Run(run::Args),
+    /// Print lmbench's summary tables: the latest results, or saved runs
+    /// (RUN: `latest`, machine/label, or a results directory), one row each.
+    Summary(summary::Args),
+    /// Save the latest results, machine facts and tables under results/.
+    Save(save::Args),
+    /// Compare two runs: machine facts that differ, then per metric the
+    /// change and a verdict from Welch's t-test on the raw samples.
+    Compare(compare::Args),
+    /// Import the C suite's results (SUMMARY posts of lmbench 1.x-3.x, or
+    /// its results files) as runs under results/<host>/<LABEL>/.
+    Import(import::Args),
+    /// Write a saved run back as a Criterion baseline (`--baseline LABEL`).
+    Restore(restore::Args),
+    /// Print a run in critcmp's export format.
+    Export(export::Args),
+    /// List every metric: unit, summary column, timed region.
+    List(list::Args),
+    /// Serve the remote benches of another machine (its LMBENCH_REMOTE):
+    /// echo, RPC, accept-and-close and bandwidth services on demand.
+    Serve(serve::Args),
+    /// Draw the memory-latency curves (SVG, or text with --text).
+    Plot(plot::Args),
+    /// Profile one metric (perf, kernel included, else pprof): flamegraph
+    /// SVG, top frames as text, and a differential flamegraph with --vs.
+    Profile(profile::Args),
+}
+
+impl Cmd {
+    /// Runs the command.
+    pub fn run(self) -> Result<()> {
+        match self {
+            Cmd::Run(a) => run::run(a),
+            Cmd::Summary(a) => summary::run(a),
+            Cmd::Save(a) => save::run(a),
+            Cmd::Compare(a) => compare::run(a),
+            Cmd::Import(a) => import::run(a),
+            Cmd::Restore(a) => restore::run(a),
+            Cmd::Export(a) => export::run(a),
+            Cmd::List(a) => list::run(a),
+            Cmd::Serve(a) => serve::run(a),
+            Cmd::Plot(a) => plot::run(a),
+            Cmd::Profile(a) => profile::run(a),
+        }
+    }
+}

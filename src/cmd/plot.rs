@@ -4,18 +4,27 @@
 //! the OS's cache sizes are marked. Writes an SVG (plotters, pure Rust) and
 //! prints its path; `--text` draws the same in the terminal instead.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
+use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::lat_mem_rd::{self, SHAPES};
 use lmbench_support::catalog::tables::{mem_curve, mem_notes};
-use lmbench_support::chase::human_size;
+use lmbench_support::size::human as human_size;
 use plotters::prelude::*;
 
 use crate::run::Run;
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    /// Saved runs to draw (default: the latest run).
+    pub runs: Vec<String>,
+    /// Draw in the terminal instead of writing an SVG.
+    #[arg(long)]
     pub text: bool,
+    /// Where to write the SVG (default: target/lmbench/lat_mem_rd.svg).
+    #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
@@ -253,26 +262,15 @@ pub fn text(run: &Run, width: usize, height: usize) -> Result<String> {
     Ok(out)
 }
 
-fn write_atomic(path: &Path, data: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let tmp = path.with_extension("svg.tmp");
-    std::fs::write(&tmp, data).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
-}
-
 /// The default SVG path: `<target>/lmbench/lat_mem_rd.svg`.
 fn default_out() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::workspace::root().join("target"))
+    crate::workspace::target_dir()
         .join("lmbench")
         .join("lat_mem_rd.svg")
 }
 
 /// Plots `runs` (the live run when the caller has no saved ones).
-pub fn plot(runs: &[Run], opts: &Options) -> Result<()> {
+pub fn plot(runs: &[Run], opts: &Args) -> Result<()> {
     if runs.is_empty() {
         bail!("nothing to plot: no runs");
     }
@@ -287,7 +285,7 @@ pub fn plot(runs: &[Run], opts: &Options) -> Result<()> {
     }
     let doc = svg(runs)?;
     let path = opts.out.clone().unwrap_or_else(default_out);
-    write_atomic(&path, &doc)?;
+    write_atomic(&path, doc.as_bytes())?;
     println!("wrote {}", path.display());
     for n in mem_notes(&runs[0]) {
         println!("  {n}");
@@ -297,11 +295,11 @@ pub fn plot(runs: &[Run], opts: &Options) -> Result<()> {
 
 /// RUNs as `summary` takes them (`latest`, machine/label, a directory);
 /// none means the latest results.
-pub fn run(specs: &[String], opts: Options) -> Result<()> {
-    let runs = if specs.is_empty() {
+pub fn run(opts: Args) -> Result<()> {
+    let runs = if opts.runs.is_empty() {
         vec![crate::store::live()?]
     } else {
-        crate::store::resolve_all(specs)?
+        crate::store::resolve_all(&opts.runs)?
     };
     plot(&runs, &opts)
 }

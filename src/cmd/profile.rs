@@ -26,9 +26,17 @@ use crate::workspace;
 /// Frames shown per table.
 const TOP: usize = 15;
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    /// The metric id, e.g. lat_syscall/null (`lmbench list`).
     pub metric: String,
+    /// How long Criterion runs the benchmark under the profiler.
+    #[arg(long, default_value_t = 5)]
     pub seconds: u64,
+    /// A saved run (directory, or MACHINE/LABEL under results/) to
+    /// compare with: draws a differential flamegraph.
+    #[arg(long, value_name = "RUN")]
     pub vs: Option<String>,
 }
 
@@ -36,7 +44,7 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
 }
 
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(opts: Args) -> Result<()> {
     let metric = all_metrics().find(|m| m.id == opts.metric).ok_or_else(|| {
         anyhow!(
             "unknown metric {:?}: `lmbench list` shows every metric id",

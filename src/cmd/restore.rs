@@ -10,8 +10,18 @@ use crate::{criterion, store};
 /// Directory names Criterion uses itself inside a benchmark's directory.
 const RESERVED: &[&str] = &["new", "change", "report", "profile"];
 
-pub fn run(spec: &str, name: Option<&str>) -> Result<()> {
-    let run = store::resolve(spec)?;
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    pub run: String,
+    /// Baseline name (default: the run's label).
+    #[arg(long = "as", value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let name = args.name.as_deref();
+    let run = store::resolve(&args.run)?;
     let Some(label) = name.or(run.label()) else {
         bail!("`latest` is already Criterion's live results; restore a saved run");
     };

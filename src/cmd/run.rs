@@ -14,17 +14,41 @@ use regex::Regex;
 use std::collections::BTreeMap;
 
 use crate::run::{MetricStats, Origin, Run};
+use crate::saving::{self, Target};
 use crate::workspace;
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    /// The quick preset: 10 samples of every metric, under 3 minutes of
+    /// benching for the whole suite on 2 cores (the default: about 12).
+    #[arg(long)]
     pub quick: bool,
-    /// Wait (at most this long) until the machine is idle before starting.
-    pub wait_idle: Option<std::time::Duration>,
+    /// Before starting, wait until other work uses under 5% of a CPU,
+    /// at most SECS seconds (`--wait-idle=SECS`, default 300), then start
+    /// anyway.
+    #[arg(
+        long,
+        value_name = "SECS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "300"
+    )]
+    pub wait_idle: Option<u64>,
+    /// Only metrics whose id matches this regular expression.
     pub filter: Option<String>,
-    /// Repeat the suite this many times; a saved run pools all samples.
+    /// Repeat the suite N times; with --save, one run pools all samples.
+    #[arg(long, default_value_t = 1)]
     pub runs: u32,
-    /// Save the run under this label at the end (`lmbench save`).
-    pub save: Option<crate::cmd::save::Options>,
+    /// At the end, save the run as results/<machine>/<LABEL>/.
+    #[arg(long, value_name = "LABEL")]
+    pub save: Option<String>,
+    /// With --save: the machine name (default: the host name).
+    #[arg(long, requires = "save")]
+    pub machine: Option<String>,
+    /// With --save: replace an existing label.
+    #[arg(long, requires = "save")]
+    pub force: bool,
 }
 
 fn cargo() -> String {
@@ -36,7 +60,7 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
     let Some(f) = filter else {
         return Ok(PROGRAMS.to_vec());
     };
-    let re = crate::cmd::save::filter_regex(f, "FILTER")?;
+    let re = crate::filter::metric_regex(f, "FILTER")?;
     let chosen: Vec<_> = PROGRAMS
         .iter()
         .copied()
@@ -48,7 +72,12 @@ pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
     Ok(chosen)
 }
 
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(opts: Args) -> Result<()> {
+    let save = opts.save.clone().map(|label| Target {
+        label,
+        machine: opts.machine.clone(),
+        force: opts.force,
+    });
     let programs = select(opts.filter.as_deref())?;
     // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
     // also sweeps scratch directories left by benches killed with SIGKILL.
@@ -58,11 +87,7 @@ pub fn run(opts: Options) -> Result<()> {
     }
     // Check the label before a long run, and take the machine facts (load
     // average above all) as they were at the start.
-    let machine = opts
-        .save
-        .as_ref()
-        .map(crate::cmd::save::precheck)
-        .transpose()?;
+    let machine = save.as_ref().map(saving::precheck).transpose()?;
     let facts = lmbench_support::machine::Facts::collect();
     let root = workspace::root();
     let log_dir = lmbench::lock::run_dir();
@@ -83,7 +108,7 @@ pub fn run(opts: Options) -> Result<()> {
         bail!("building the benches failed (see cargo's output above)");
     }
 
-    idle_check(opts.wait_idle);
+    idle_check(opts.wait_idle.map(std::time::Duration::from_secs));
 
     let total = Instant::now();
     let n = programs.len();
@@ -169,8 +194,8 @@ pub fn run(opts: Options) -> Result<()> {
         meta: crate::store::current_meta(opts.runs),
         imported: None,
     };
-    if let (Some(save), Some(machine)) = (&opts.save, machine) {
-        let dir = crate::cmd::save::save_run(run.clone(), &machine, save)?;
+    if let (Some(save), Some(machine)) = (&save, machine) {
+        let dir = saving::save_run(run.clone(), &machine, save)?;
         run = crate::store::load(&dir)?;
     }
     print!("{}", crate::cmd::summary::render(&[run])?);

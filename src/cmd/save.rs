@@ -1,78 +1,33 @@
 //! `lmbench save --label L [--machine M] [--force] [--filter REGEX]`: copies
 //! Criterion's latest results, with this machine's facts and the rendered
-//! tables, into `results/<M>/<L>/` (see `store`). `lmbench run --save L`
-//! ends here too, with the samples of all its repetitions pooled.
+//! tables, into `results/<M>/<L>/` (see `crate::saving` and `store`).
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+use anyhow::{bail, Result};
 
-use anyhow::{bail, Context, Result};
-use regex::Regex;
+use crate::run::Run;
+use crate::saving::{self, Target};
+use crate::store;
 
-use crate::run::{Origin, Run};
-use crate::cmd::summary as cmd_summary;
-use crate::{criterion, store};
-
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
     pub label: String,
+    /// Default: the host name.
+    #[arg(long)]
     pub machine: Option<String>,
+    /// Replace an existing label.
+    #[arg(long)]
     pub force: bool,
-    /// Only metrics whose id matches.
+    /// Only metrics whose id matches this regular expression.
+    #[arg(long)]
     pub filter: Option<String>,
-}
-
-/// The machine name: `--machine`, else this host's name.
-pub fn machine_name(opt: Option<&str>) -> Result<String> {
-    let name = match opt {
-        Some(m) => m.to_string(),
-        None => lmbench_support::machine::Facts::collect()
-            .get("host")
-            .unwrap_or("")
-            .to_string(),
-    };
-    store::check_name("machine name", &name).context("pass --machine NAME to name this machine")?;
-    Ok(name)
-}
-
-/// Checks names and that the label is free, before a long run starts.
-pub fn precheck(opts: &Options) -> Result<String> {
-    store::check_name("label", &opts.label)?;
-    let machine = machine_name(opts.machine.as_deref())?;
-    let root = store::results_root();
-    if root.exists() && !root.is_dir() {
-        bail!("results directory {} is not a directory", root.display());
-    }
-    let dest = root.join(&machine).join(&opts.label);
-    if dest.exists() && !opts.force {
-        bail!(
-            "{} already exists: choose another label or pass --force to replace it",
-            dest.display()
-        );
-    }
-    Ok(machine)
-}
-
-/// Compiles a metric-id filter; the regex crate's multi-line message is cut
-/// to its last line so the error stays one line.
-pub fn filter_regex(f: &str, what: &str) -> Result<Regex> {
-    Regex::new(f).map_err(|e| {
-        let msg = e.to_string();
-        let last = msg
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        anyhow::anyhow!(
-            "bad {what} {f:?} (a regular expression over metric ids): {}",
-            last.trim()
-        )
-    })
 }
 
 /// Keeps only the metrics matching `filter`.
 pub fn retain_matching(run: &mut Run, filter: Option<&str>) -> Result<()> {
     if let Some(f) = filter {
-        let re = filter_regex(f, "FILTER")?;
+        let re = crate::filter::metric_regex(f, "FILTER")?;
         run.metrics.retain(|id, _| re.is_match(id));
         if run.metrics.is_empty() {
             bail!("no Criterion results match {f:?}: nothing to save");
@@ -81,100 +36,18 @@ pub fn retain_matching(run: &mut Run, filter: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-/// Refuses results that `lmbench run` stamped with different suite
-/// versions; records the one version they share.
-fn check_versions(run: &mut Run) -> Result<()> {
-    let programs: BTreeSet<&str> = run
-        .metrics
-        .keys()
-        .map(|id| id.split('/').next().unwrap_or(id))
-        .collect();
-    let programs: Vec<&str> = programs.into_iter().collect();
-    let stamps = criterion::read_stamps(&criterion::home(), &programs);
-    let versions: BTreeSet<&String> = stamps.values().collect();
-    if versions.len() > 1 {
-        let mix: Vec<String> = stamps.iter().map(|(p, v)| format!("{p} {v}")).collect();
-        bail!(
-            "the Criterion results mix suite versions ({}): re-run `lmbench run` before saving",
-            mix.join(", ")
-        );
-    }
-    if let Some(v) = versions.into_iter().next() {
-        run.meta.suite_version = v.clone();
-    }
-    Ok(())
-}
-
-/// The command line, for SUMMARY.txt's first line.
-fn command_line() -> String {
-    // Quoted for a shell where needed, so the line can be pasted back.
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .map(|a| {
-            let plain = !a.is_empty()
-                && a.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"._/=:,+-".contains(&b));
-            if plain {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect();
-    format!("lmbench {}", args.join(" "))
-}
-
-/// Saves `run` under `results/<machine>/<label>/` and says where.
-pub fn save_run(mut run: Run, machine: &str, opts: &Options) -> Result<PathBuf> {
-    check_versions(&mut run)?;
-    let root = store::results_root();
-    let dest = root.join(machine).join(&opts.label);
-    // The summary shows the saved run as its table row will later read.
-    run.origin = Origin::Saved {
-        machine: machine.to_string(),
-        label: opts.label.clone(),
-        dir: dest,
-    };
-    let tables = cmd_summary::render(std::slice::from_ref(&run))
-        .unwrap_or_else(|_| "(no summary column has data for this run)\n".to_string());
-    let summary = format!(
-        "Generated by `{}` on {}; do not edit (run.json holds the data).\n{tables}",
-        command_line(),
-        run.meta.date
-    );
-    let ids: Vec<&str> = run.metrics.keys().map(String::as_str).collect();
-    let profiles = criterion::folded_profiles(&criterion::home(), &ids);
-    let dir = store::save(
-        &root,
-        &run,
-        &store::SaveOptions {
-            machine,
-            label: &opts.label,
-            force: opts.force,
-            summary: &summary,
-            profiles: &profiles,
-        },
-    )?;
-    eprintln!(
-        "saved {} metrics{} to {}",
-        run.metrics.len(),
-        if profiles.is_empty() {
-            String::new()
-        } else {
-            format!(" and {} profiles", profiles.len())
-        },
-        dir.display()
-    );
-    Ok(dir)
-}
-
 /// `lmbench save`.
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(args: Args) -> Result<()> {
     // Held shared until the save is done: no run starts meanwhile.
     let _no_run = lmbench::lock::refuse_during_run()?;
-    let machine = precheck(&opts)?;
+    let target = Target {
+        label: args.label,
+        machine: args.machine,
+        force: args.force,
+    };
+    let machine = saving::precheck(&target)?;
     let mut live = store::live()?;
-    retain_matching(&mut live, opts.filter.as_deref())?;
-    save_run(live, &machine, &opts)?;
+    retain_matching(&mut live, args.filter.as_deref())?;
+    saving::save_run(live, &machine, &target)?;
     Ok(())
 }

@@ -12,9 +12,18 @@ use lmbench_support::machine::Facts;
 use lmbench_support::remote::client::TOKEN_ENV;
 use lmbench_support::remote::server::{self, Config, Server};
 
-pub struct Options {
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    /// IP:PORT of the control port; nothing else is bound but services
+    /// on the address a client reaches.
+    #[arg(long, value_name = "ADDR:PORT")]
     pub listen: String,
+    /// A shared secret clients must present (default: $LMBENCH_TOKEN).
+    #[arg(long)]
     pub token: Option<String>,
+    /// Close a session or service idle for this many seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub idle: u64,
 }
 
@@ -26,7 +35,7 @@ fn check_token(t: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn run(opts: Options) -> Result<()> {
+pub fn run(opts: Args) -> Result<()> {
     let listen: SocketAddr = opts.listen.parse().map_err(|_| {
         anyhow::anyhow!(
             "bad --listen {:?}: want IP:PORT, e.g. 192.0.2.7:31234 or [2001:db8::7]:31234 \

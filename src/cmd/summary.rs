@@ -357,8 +357,42 @@ fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    pub runs: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Show each figure's spread: `--spread=iqr` (the default: ± half the
+    /// interquartile range
+    /// of the samples) or `ci` (± half the 95% interval of the median).
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "iqr"
+    )]
+    pub spread: Option<Spread>,
+    /// Mark figures measured while other work used at least PCT% of a
+    /// CPU.
+    #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
+    pub busy_threshold: f64,
+    /// Instead of the tables: each metric that has a floor (a bare loop
+    /// of its operation, `lmbench run floor`) beside it, and the ratio.
+    #[arg(long, conflicts_with = "spread")]
+    pub floors: bool,
+}
+
 /// `lmbench summary`: the named runs, or the live results if none.
-pub fn run(specs: &[String], opts: Options) -> Result<()> {
+pub fn run(args: Args) -> Result<()> {
+    let specs = &args.runs;
+    let opts = Options {
+        format: args.format,
+        spread: args.spread,
+        busy_cpus: args.busy_threshold / 100.0,
+        floors: args.floors,
+    };
     if !(opts.busy_cpus.is_finite() && opts.busy_cpus > 0.0) {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }

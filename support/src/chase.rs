@@ -368,43 +368,13 @@ pub fn criterion_listing() -> bool {
     std::env::args().any(|a| a == "--list")
 }
 
-/// Formats a byte size the way metric ids spell it: `512b`, `24k`,
-/// `1536k`, `64m`, `1g` (binary units, the largest that divides exactly).
-pub fn size_name(bytes: u64) -> String {
-    for (shift, suffix) in [(30, "g"), (20, "m"), (10, "k")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-            return format!("{}{suffix}", bytes >> shift);
-        }
-    }
-    format!("{bytes}b")
-}
+// Sizes are parsed and printed in one place, `crate::size`; these names
+// stay for the catalog's callers.
+pub use crate::size::{human as human_size, name as size_name};
 
-/// Parses a [`size_name`] back into bytes.
+/// Parses a size token (`crate::size::parse`) into bytes.
 pub fn parse_size(s: &str) -> Option<u64> {
-    let (num, shift) = match s.as_bytes().last()? {
-        b'b' => (&s[..s.len() - 1], 0),
-        b'k' => (&s[..s.len() - 1], 10),
-        b'm' => (&s[..s.len() - 1], 20),
-        b'g' => (&s[..s.len() - 1], 30),
-        _ => return None,
-    };
-    num.parse::<u64>().ok()?.checked_mul(1 << shift)
-}
-
-/// A short human size for tables and plots: `48K`, `1.5M`, `300M`, `1G`.
-pub fn human_size(bytes: u64) -> String {
-    let b = bytes as f64;
-    for (div, suffix) in [(1u64 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")] {
-        if bytes >= div {
-            let v = b / div as f64;
-            return if (v - v.round()).abs() < 0.05 {
-                format!("{:.0}{suffix}", v)
-            } else {
-                format!("{v:.1}{suffix}")
-            };
-        }
-    }
-    format!("{bytes}B")
+    crate::size::parse(s).ok()
 }
 
 #[cfg(test)]
@@ -595,7 +565,7 @@ mod tests {
             assert_eq!(size_name(b), s);
             assert_eq!(parse_size(s), Some(b));
         }
-        assert_eq!(parse_size("12"), None);
+        assert_eq!(parse_size("12"), Some(12));
         assert_eq!(parse_size("xk"), None);
         assert_eq!(human_size(48 << 10), "48K");
         assert_eq!(human_size(1536 << 10), "1.5M");

@@ -13,12 +13,15 @@
 //! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
+//! - [`size`]: byte sizes (`64k`, `1g`), parsed and printed in one place.
+//! - [`atomic_file`]: writing a file that readers see whole or not at all.
 //! - [`profile`]: flamegraphs of a metric (perf or pprof), folded stacks.
 //! - [`remote`]: `lmbench serve`, its protocol, and the remote benches' client.
 
 pub mod activity;
 #[cfg(target_os = "linux")]
 mod activity_linux;
+pub mod atomic_file;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
@@ -39,6 +42,7 @@ pub mod profile;
 pub mod protfault;
 pub mod remote;
 pub mod rpc;
+pub mod size;
 pub mod stall;
 pub mod sys;
 pub mod vm;

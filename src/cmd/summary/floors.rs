@@ -12,8 +12,8 @@ use lmbench_support::catalog::floors::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
-use crate::cells::busy_window;
 use super::{run_list_json, Format, Options};
+use crate::cells::busy_window;
 use crate::run::Run;
 use crate::table::{self, HOST_W, OS_W};
 

@@ -27,13 +27,11 @@ pub const MOVE: usize = 10 << 20;
 /// Socket buffer size bw_tcp asks for on both ends (lmbench: 1 MB).
 pub const TCP_BUF: usize = 1 << 20;
 
-/// Parses an id size segment into bytes (binary): the tokens
-/// `chase::size_name` writes ("512b", "4k", "64m", "1g"), or a bare byte
-/// count ("512"). One grammar with `chase::parse_size`, so every token the
-/// catalog spells means the same size to both (tests/round_trips.rs).
+/// Parses an id size segment into bytes: `crate::size::parse`, the one
+/// size grammar ("512b", "4k", "64m", "1g", or a bare byte count), as a
+/// `usize`.
 pub fn parse_size(s: &str) -> Option<usize> {
-    let bytes = crate::chase::parse_size(s).or_else(|| s.parse::<u64>().ok())?;
-    usize::try_from(bytes).ok()
+    usize::try_from(crate::size::parse(s).ok()?).ok()
 }
 
 fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {

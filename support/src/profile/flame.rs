@@ -336,19 +336,8 @@ pub fn write_diff_svg(
     write_atomic(out, &svg)
 }
 
-/// Writes `bytes` to a temp file beside `path`, then renames it over
-/// `path`: a reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let dir = dir.unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("creating {}: {e}", dir.display())))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path)
-        .map_err(|e| io::Error::new(e.error.kind(), format!("writing {}: {e}", path.display())))?;
-    Ok(())
-}
+// The one atomic file writer of the workspace.
+pub use crate::atomic_file::write_atomic;
 
 #[cfg(test)]
 mod tests {
