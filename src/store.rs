@@ -423,9 +423,88 @@ pub fn to_json(run: &Run, machine: &str, label: &str) -> Result<(Vec<u8>, Vec<u8
         imported: run.imported.clone(),
     };
     Ok((
-        serde_json::to_vec_pretty(&file)?,
+        to_metric_lines(&file)?,
         serde_json::to_vec_pretty(&run.machine)?,
     ))
+}
+
+/// run.json's layout: one line per top-level field and per metric (its
+/// statistics and samples compact on that line), so a diff of two saves
+/// shows which metrics changed and the file stays small. Readers see plain
+/// JSON: files written pretty by older versions load the same.
+struct MetricLines {
+    depth: usize,
+    has_value: bool,
+}
+
+impl MetricLines {
+    /// Objects this deep or shallower get one line per key: the file and
+    /// its `metrics` (and `imported.cells`) maps.
+    const LINE_DEPTH: usize = 2;
+
+    fn newline<W: ?Sized + std::io::Write>(w: &mut W, depth: usize) -> std::io::Result<()> {
+        w.write_all(b"\n")?;
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for MetricLines {
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        let depth = self.depth;
+        self.depth -= 1;
+        if self.has_value && depth <= Self::LINE_DEPTH {
+            Self::newline(w, self.depth)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        if self.depth <= Self::LINE_DEPTH {
+            Self::newline(w, self.depth)?;
+        }
+        Ok(())
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(if self.depth <= Self::LINE_DEPTH {
+            b": "
+        } else {
+            b":"
+        })
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` as JSON in run.json's layout ([`MetricLines`]), ending in a newline.
+fn to_metric_lines<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let fmt = MetricLines {
+        depth: 0,
+        has_value: false,
+    };
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt))?;
+    out.push(b'\n');
+    Ok(out)
 }
 
 fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
@@ -533,6 +612,36 @@ mod tests {
         ] {
             assert!(check_name("label", bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn run_json_has_one_line_per_metric() {
+        let mut metrics = BTreeMap::new();
+        for (id, ns) in [("lat_syscall/null", 100.0), ("lat_syscall/read", 150.0)] {
+            metrics.insert(id.to_string(), MetricStats::single(ns));
+        }
+        let run = Run {
+            machine: Facts::default(),
+            metrics,
+            origin: Origin::Live,
+            meta: current_meta(1),
+            imported: None,
+        };
+        let (text, facts) = to_json(&run, "vm", "a").unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "{");
+        assert_eq!(lines[1], "  \"schema\": 1,");
+        let metric_lines: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.starts_with("    \"lat_syscall/"))
+            .collect();
+        assert_eq!(metric_lines.len(), 2, "{text}");
+        assert!(metric_lines[0].ends_with("},"), "{text}");
+        assert_eq!(lines[lines.len() - 2], "  }");
+        assert_eq!(lines[lines.len() - 1], "}");
+        let back = parse_run(Path::new("/x"), &text, &String::from_utf8(facts).unwrap()).unwrap();
+        assert_eq!(back.metrics, run.metrics);
     }
 
     #[test]

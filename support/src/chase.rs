@@ -549,25 +549,4 @@ mod tests {
         assert!(buf.link(std::iter::empty()).is_err());
         assert!(buf.stride_chain(512, 1024).is_err());
     }
-
-    #[test]
-    fn size_names_round_trip() {
-        for (b, s) in [
-            (512, "512b"),
-            (768, "768b"),
-            (1024, "1k"),
-            (1536, "1536b"),
-            (24 << 10, "24k"),
-            (1536 << 10, "1536k"),
-            (64 << 20, "64m"),
-            (1 << 30, "1g"),
-        ] {
-            assert_eq!(size_name(b), s);
-            assert_eq!(parse_size(s), Some(b));
-        }
-        assert_eq!(parse_size("12"), Some(12));
-        assert_eq!(parse_size("xk"), None);
-        assert_eq!(human_size(48 << 10), "48K");
-        assert_eq!(human_size(1536 << 10), "1.5M");
-    }
 }
