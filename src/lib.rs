@@ -1,15 +1,16 @@
-//! The CLI's data layer as a library: reading Criterion's results, the
-//! saved-run store, the one run type, its statistics and the table layout.
+//! The CLI's data layer as a library: Criterion's files (`criterion_files`),
+//! the saved-run store (`store`), the one run type (`results`), its
+//! statistics and the table layout.
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
 
 pub mod atomic;
 pub mod cells;
-pub mod criterion;
+pub mod criterion_files;
 pub mod filter;
 pub mod lock;
-pub mod run;
+pub mod results;
 pub mod stats;
 pub mod store;
 pub mod table;

@@ -4,9 +4,9 @@
 mod cmd;
 mod saving;
 use lmbench::cells;
-use lmbench::criterion;
+use lmbench::criterion_files;
 use lmbench::filter;
-use lmbench::run;
+use lmbench::results;
 use lmbench::stats;
 use lmbench::store;
 use lmbench::table;

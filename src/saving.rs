@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::run::{Origin, Run};
-use crate::{criterion, store};
+use crate::results::{Origin, Run};
+use crate::{criterion_files, store};
 
 /// Where a run is saved.
 pub struct Target {
@@ -59,7 +59,7 @@ fn check_versions(run: &mut Run) -> Result<()> {
         .map(|id| id.split('/').next().unwrap_or(id))
         .collect();
     let programs: Vec<&str> = programs.into_iter().collect();
-    let stamps = criterion::read_stamps(&criterion::home(), &programs);
+    let stamps = criterion_files::read_stamps(&criterion_files::home(), &programs);
     let versions: BTreeSet<&String> = stamps.values().collect();
     if versions.len() > 1 {
         let mix: Vec<String> = stamps.iter().map(|(p, v)| format!("{p} {v}")).collect();
@@ -112,7 +112,7 @@ pub fn save_run(mut run: Run, machine: &str, opts: &Target) -> Result<PathBuf> {
         run.meta.date
     );
     let ids: Vec<&str> = run.metrics.keys().map(String::as_str).collect();
-    let profiles = criterion::folded_profiles(&criterion::home(), &ids);
+    let profiles = criterion_files::folded_profiles(&criterion_files::home(), &ids);
     let dir = store::save(
         &root,
         &run,

@@ -21,8 +21,8 @@ use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::{self, write_file};
-use crate::run::{Imported, Meta, MetricStats, Origin, Run};
-use crate::{criterion, workspace};
+use crate::results::{Imported, Meta, MetricStats, Origin, Run};
+use crate::{criterion_files, workspace};
 
 /// The newest run.json format version this build reads. It writes 1 for
 /// runs of ours and 2 for imported runs (which carry `imported` and no
@@ -94,7 +94,7 @@ pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
 /// The live run: Criterion's latest results and this machine's facts,
 /// with the remote peer its remote metrics were measured against.
 pub fn live() -> Result<Run> {
-    let metrics = criterion::read_latest(&criterion::home())?;
+    let metrics = criterion_files::read_latest(&criterion_files::home())?;
     let mut machine = Facts::collect();
     name_remote_peer(&mut machine, &metrics);
     Ok(Run {
@@ -116,7 +116,7 @@ pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricSt
     if !metrics.keys().any(|id| remote.iter().any(|m| m.id == id)) {
         return;
     }
-    let peers = criterion::read_remote_peers(&criterion::home());
+    let peers = criterion_files::read_remote_peers(&criterion_files::home());
     let named = if peers.is_empty() {
         "not recorded".to_string()
     } else {

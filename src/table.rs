@@ -6,7 +6,7 @@
 use lmbench_support::catalog::{Source, Table};
 
 use crate::cells::{fmt_spread, Cell};
-use crate::run::Run;
+use crate::results::Run;
 
 pub const HOST_W: usize = 9;
 pub const OS_W: usize = 13;
@@ -173,7 +173,7 @@ pub fn banner() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{MetricStats, Origin};
+    use crate::results::{MetricStats, Origin};
     use lmbench_support::catalog::lat_pipe;
     use lmbench_support::catalog::tables::TABLES;
     use lmbench_support::machine::Facts;

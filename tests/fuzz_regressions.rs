@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lmbench::{criterion, store};
+use lmbench::{criterion_files, store};
 
 fn input(target: &str, name: &str) -> Vec<u8> {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "fuzz/regressions", target, name]
@@ -30,7 +30,7 @@ fn texts(data: &[u8]) -> Vec<String> {
 fn criterion_all_iters_zero_is_refused_when_read() {
     let t = texts(&input("criterion_estimates", "all_iters_zero"));
     let dir = Path::new("/x/lat_syscall/null/new");
-    let err = criterion::parse_benchmark(dir, &t[0], &t[1], &t[2]).unwrap_err();
+    let err = criterion_files::parse_benchmark(dir, &t[0], &t[1], &t[2]).unwrap_err();
     let msg = format!("{err:#}");
     assert!(
         msg.starts_with("/x/lat_syscall/null/new/sample.json: iteration counts must be positive"),
@@ -46,12 +46,13 @@ fn a_run_with_an_infinite_figure_is_not_saved() {
     let mut sample: serde_json::Value = serde_json::from_str(&t[1]).unwrap();
     sample["iters"] = serde_json::json!([1.0]);
     let dir = Path::new("/x/lat_syscall/null/new");
-    let mut stats = criterion::parse_benchmark(dir, &t[0], &sample.to_string(), &t[2]).unwrap();
+    let mut stats =
+        criterion_files::parse_benchmark(dir, &t[0], &sample.to_string(), &t[2]).unwrap();
     stats.min_ns = f64::INFINITY;
-    let run = lmbench::run::Run {
+    let run = lmbench::results::Run {
         machine: Default::default(),
         metrics: [("lat_syscall/null".to_string(), stats)].into(),
-        origin: lmbench::run::Origin::Live,
+        origin: lmbench::results::Origin::Live,
         meta: store::current_meta(1),
         imported: None,
     };

@@ -351,7 +351,7 @@ fn a_killed_bench_leaves_no_peer_socket_or_scratch_and_results_still_read() {
             "{metric}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let live = lmbench::criterion::read_benchmark(&world.criterion(), metric).unwrap();
+        let live = lmbench::criterion_files::read_benchmark(&world.criterion(), metric).unwrap();
         assert!(live.is_some(), "{metric}: its latest results are gone");
     }
 }

@@ -1,4 +1,4 @@
-//! The Criterion results reader (`lmbench_lib::criterion::parse_benchmark`):
+//! The Criterion results reader (`lmbench::criterion_files::parse_benchmark`):
 //! the texts of one benchmark's `estimates.json`, `sample.json` and
 //! `benchmark.json`, separated by NUL bytes, as a killed bench, another
 //! Criterion version or a full disk may leave them.
@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use lmbench::run::{Meta, Origin, Run};
-use lmbench::{criterion, stats, store};
+use lmbench::results::{Meta, Origin, Run};
+use lmbench::{criterion_files, stats, store};
 use lmbench_support::catalog::{all_metrics, Lookup};
 use lmbench_support::machine::Facts;
 
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let mut next = || String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
     let (estimates, sample, benchmark) = (next(), next(), next());
     let dir = Path::new("/fuzz/criterion/x/new");
-    let Ok(stats) = criterion::parse_benchmark(dir, &estimates, &sample, &benchmark) else {
+    let Ok(stats) = criterion_files::parse_benchmark(dir, &estimates, &sample, &benchmark) else {
         return;
     };
     let x = stats.per_iter_ns();

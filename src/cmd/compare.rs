@@ -34,7 +34,7 @@ use regex::Regex;
 use lmbench_support::activity::Activity;
 
 use crate::cells::busy_window;
-use crate::run::Run;
+use crate::results::Run;
 use crate::stats::{self, Welch};
 use crate::{store, table};
 
@@ -142,7 +142,7 @@ pub fn compare(
         let headline = metric.map_or(lmbench_support::catalog::Headline::Median, |m| m.headline);
         let unit = metric.map_or(Unit::Nanos, |m| m.unit);
         let (o_ns, n_ns) = (o.headline_ns(headline), n.headline_ns(headline));
-        let shown = |ns: f64, s: &crate::run::MetricStats| {
+        let shown = |ns: f64, s: &crate::results::MetricStats| {
             unit.from_ns_per_iter(ns, s.bytes_per_iter.map(|b| b as f64))
                 .unwrap_or(ns)
         };

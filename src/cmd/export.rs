@@ -11,7 +11,7 @@
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use crate::run::{MetricStats, Run};
+use crate::results::{MetricStats, Run};
 use crate::store;
 
 fn estimate(point: f64, (lo, hi): (f64, f64)) -> Value {

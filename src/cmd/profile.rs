@@ -93,7 +93,9 @@ pub fn run(opts: Args) -> Result<()> {
         bail!("building bench {program} failed (see cargo's output above)");
     }
 
-    let dir = crate::criterion::home().join(metric.id).join("profile");
+    let dir = crate::criterion_files::home()
+        .join(metric.id)
+        .join("profile");
     let filter = format!("^{}$", regex::escape(metric.id));
     let seconds = opts.seconds.to_string();
     let bench_args = [

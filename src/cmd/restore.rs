@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Result};
 
-use crate::{criterion, store};
+use crate::{criterion_files, store};
 
 /// Directory names Criterion uses itself inside a benchmark's directory.
 const RESERVED: &[&str] = &["new", "change", "report", "profile"];
@@ -29,9 +29,9 @@ pub fn run(args: Args) -> Result<()> {
     if RESERVED.contains(&label) {
         bail!("baseline name {label:?} is Criterion's own; pass --as NAME");
     }
-    let home = criterion::home();
+    let home = criterion_files::home();
     for (id, stats) in &run.metrics {
-        criterion::write_baseline(&home, id, label, stats)?;
+        criterion_files::write_baseline(&home, id, label, stats)?;
     }
     eprintln!(
         "restored {} metrics of {} as Criterion baseline {label:?} in {}",

@@ -13,7 +13,7 @@ use regex::Regex;
 
 use std::collections::BTreeMap;
 
-use crate::run::{MetricStats, Origin, Run};
+use crate::results::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
 
@@ -175,7 +175,7 @@ pub fn run(opts: Args) -> Result<()> {
                 started.elapsed().as_secs_f64(),
                 total.elapsed().as_secs_f64()
             );
-            crate::criterion::write_stamp(&crate::criterion::home(), p.name)?;
+            crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)?;
         }
         reps.push(this_run_results(
             &programs,
@@ -259,16 +259,16 @@ fn this_run_results(
     since: std::time::SystemTime,
 ) -> Result<BTreeMap<String, MetricStats>> {
     let re = filter.map(Regex::new).transpose()?;
-    let home = crate::criterion::home();
+    let home = crate::criterion_files::home();
     let mut out = BTreeMap::new();
     for m in programs.iter().flat_map(|p| p.metrics.iter()) {
         if re.as_ref().is_some_and(|re| !re.is_match(m.id)) {
             continue;
         }
-        if !crate::criterion::written_since(&home, m.id, since) {
+        if !crate::criterion_files::written_since(&home, m.id, since) {
             continue;
         }
-        if let Some(s) = crate::criterion::read_benchmark(&home, m.id)? {
+        if let Some(s) = crate::criterion_files::read_benchmark(&home, m.id)? {
             out.insert(m.id.to_string(), s);
         }
     }

@@ -15,7 +15,7 @@ use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
 use crate::cells::{self, Cell, Spread};
-use crate::run::Run;
+use crate::results::Run;
 use crate::{store, table};
 
 mod floors;

@@ -16,7 +16,7 @@ use lmbench_support::catalog::all_metrics;
 use lmbench_support::machine::Facts;
 
 use super::{compare, Verdict};
-use crate::run::{Meta, MetricStats, Origin, Run};
+use crate::results::{Meta, MetricStats, Origin, Run};
 use crate::stats;
 
 /// The suite's within-run spreads (see the module doc).

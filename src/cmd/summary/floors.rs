@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::{run_list_json, Format, Options};
 use crate::cells::busy_window;
-use crate::run::Run;
+use crate::results::Run;
 use crate::table::{self, HOST_W, OS_W};
 
 pub const TITLE: &str =
@@ -307,7 +307,7 @@ fn json_out(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{Meta, MetricStats, Origin};
+    use crate::results::{Meta, MetricStats, Origin};
     use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
     use lmbench_support::machine::Facts;
 

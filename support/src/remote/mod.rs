@@ -18,5 +18,5 @@ pub mod bench;
 
 /// The file, in a program's directory of Criterion's output, that names the
 /// peer its remote metrics were measured against (written by the bench,
-/// read by the CLI's `criterion` module).
+/// read by the CLI's `criterion_files` module).
 pub const PEER_FILE: &str = "lmbench-remote-peer.json";

@@ -18,7 +18,7 @@ use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::all_metrics;
 use serde::Deserialize;
 
-use crate::run::MetricStats;
+use crate::results::MetricStats;
 
 /// Where Criterion keeps its results for this workspace.
 pub fn home() -> PathBuf {
