@@ -1,4 +1,8 @@
-//! The ONLY module that knows Criterion's on-disk format.
+//! The ONLY module that knows Criterion's on-disk format: its three files
+//! as serde types ([`Estimates`], [`Sample`], [`Benchmark`]; [`Files`] for
+//! the three), read here for the live results and written here for
+//! `restore` (a baseline Criterion and critcmp read), `export` and the test
+//! fixtures.
 //!
 //! Criterion 0.8 writes, per benchmark, `<home>/<group>/<function>[/<param>]/new/`
 //! holding `estimates.json` (mean, median, median_abs_dev, std_dev, slope:
@@ -16,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use lmbench_support::activity::Activity;
 use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::all_metrics;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::results::MetricStats;
 
@@ -28,44 +32,197 @@ pub fn home() -> PathBuf {
     crate::workspace::target_dir().join("criterion")
 }
 
-#[derive(Deserialize)]
-struct Interval {
-    lower_bound: f64,
-    upper_bound: f64,
+/// An estimate's confidence interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfidenceInterval {
+    #[serde(default = "ninety_five")]
+    pub confidence_level: f64,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
 }
 
-#[derive(Deserialize)]
-struct Estimate {
-    confidence_interval: Interval,
-    point_estimate: f64,
+fn ninety_five() -> f64 {
+    0.95
 }
 
-#[derive(Deserialize)]
-struct Estimates {
-    mean: Estimate,
-    median: Estimate,
-    median_abs_dev: Estimate,
-    std_dev: Estimate,
+/// One estimate of `estimates.json`, in ns per iteration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub confidence_interval: ConfidenceInterval,
+    pub point_estimate: f64,
+    #[serde(default)]
+    pub standard_error: f64,
 }
 
-#[derive(Deserialize)]
-struct Sample {
-    iters: Vec<f64>,
-    times: Vec<f64>,
+impl Estimate {
+    /// `point` with its 95% interval (`lo`, `hi`); the standard error is
+    /// the one a normal interval of that width implies.
+    pub fn new(point: f64, (lo, hi): (f64, f64)) -> Estimate {
+        Estimate {
+            confidence_interval: ConfidenceInterval {
+                confidence_level: 0.95,
+                lower_bound: lo,
+                upper_bound: hi,
+            },
+            point_estimate: point,
+            standard_error: (hi - lo) / (2.0 * 1.96),
+        }
+    }
+
+    /// `point` with a zero-width interval: a figure a saved run keeps
+    /// without one.
+    pub fn point(point: f64) -> Estimate {
+        Estimate::new(point, (point, point))
+    }
 }
 
-#[derive(Deserialize)]
-struct Benchmark {
-    throughput: Option<Throughput>,
+/// `estimates.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimates {
+    pub mean: Estimate,
+    pub median: Estimate,
+    pub median_abs_dev: Estimate,
+    /// Criterion's regression slope (linear sampling only).
+    #[serde(default)]
+    pub slope: Option<Estimate>,
+    pub std_dev: Estimate,
 }
 
-#[derive(Deserialize)]
-enum Throughput {
-    BytesDecimal(u64),
+impl Estimates {
+    /// A saved metric's estimates: only the mean carries a confidence
+    /// interval; the others get a zero-width one, and there is no slope.
+    pub fn of(s: &MetricStats) -> Estimates {
+        Estimates {
+            mean: Estimate::new(s.mean_ns, s.mean_ci_ns),
+            median: Estimate::point(s.median_ns),
+            median_abs_dev: Estimate::point(s.mad_ns),
+            slope: None,
+            std_dev: Estimate::point(s.std_dev_ns),
+        }
+    }
+}
+
+/// How Criterion chose the iteration counts of the samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SamplingMode {
+    /// Counts grow linearly: 1d, 2d, 3d...
+    Linear,
+    /// Every sample runs the same count (slow benchmarks).
+    Flat,
+}
+
+/// `sample.json`: each sample's iteration count and total time (ns).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    #[serde(default)]
+    pub sampling_mode: Option<SamplingMode>,
+    pub iters: Vec<f64>,
+    pub times: Vec<f64>,
+}
+
+impl Sample {
+    /// A saved metric's samples; flat sampling is recognised by equal
+    /// iteration counts.
+    pub fn of(s: &MetricStats) -> Sample {
+        let flat = s.iters.windows(2).all(|w| w[0] == w[1]);
+        Sample {
+            sampling_mode: Some(if flat {
+                SamplingMode::Flat
+            } else {
+                SamplingMode::Linear
+            }),
+            iters: s.iters.clone(),
+            times: s.times_ns.clone(),
+        }
+    }
+}
+
+/// `benchmark.json`: the benchmark's ids and throughput. Only the
+/// throughput is read; the ids are written for Criterion and critcmp.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Benchmark {
+    #[serde(default)]
+    pub group_id: String,
+    #[serde(default)]
+    pub function_id: Option<String>,
+    #[serde(default)]
+    pub value_str: Option<String>,
+    #[serde(default)]
+    pub throughput: Option<Throughput>,
+    #[serde(default)]
+    pub full_id: String,
+    #[serde(default)]
+    pub directory_name: String,
+    #[serde(default)]
+    pub title: String,
+}
+
+impl Benchmark {
+    /// The file for catalog id `group/function[/param]`; bandwidths move
+    /// `bytes_per_iter` (decimal MB, as the benches declare).
+    pub fn for_id(id: &str, bytes_per_iter: Option<u64>) -> Benchmark {
+        let mut parts = id.splitn(3, '/');
+        let group = parts.next().unwrap_or(id);
+        Benchmark {
+            group_id: group.to_string(),
+            function_id: parts.next().map(str::to_string),
+            value_str: parts.next().map(str::to_string),
+            throughput: bytes_per_iter.map(Throughput::BytesDecimal),
+            full_id: id.to_string(),
+            directory_name: id.to_string(),
+            title: id.to_string(),
+        }
+    }
+
+    /// Bytes one iteration moves, for a byte throughput.
+    pub fn bytes_per_iter(&self) -> Option<u64> {
+        match self.throughput {
+            Some(Throughput::BytesDecimal(b)) | Some(Throughput::Bytes(b)) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// Criterion's throughput of one iteration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Throughput {
     Bytes(u64),
-    Elements(serde::de::IgnoredAny),
+    BytesDecimal(u64),
+    Elements(u64),
+    /// Kinds the summary has no use for (bits, elements and bytes).
     #[serde(other)]
     Other,
+}
+
+/// The three files of one benchmark's results directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Files {
+    pub estimates: Estimates,
+    pub sample: Sample,
+    pub benchmark: Benchmark,
+}
+
+impl Files {
+    /// A saved metric's statistics as Criterion's files.
+    pub fn of(id: &str, s: &MetricStats) -> Files {
+        Files {
+            estimates: Estimates::of(s),
+            sample: Sample::of(s),
+            benchmark: Benchmark::for_id(id, s.bytes_per_iter),
+        }
+    }
+
+    /// Writes them into `<home>/<id>/<name>/` (`name` is `new` for
+    /// Criterion's latest results, else a baseline), each atomically.
+    pub fn write(&self, home: &Path, id: &str, name: &str) -> Result<()> {
+        let dir = home.join(id).join(name);
+        let write = |file: &str, text: String| -> Result<()> {
+            Ok(write_atomic(&dir.join(file), text.as_bytes())?)
+        };
+        write("sample.json", serde_json::to_string(&self.sample)?)?;
+        write("estimates.json", serde_json::to_string(&self.estimates)?)?;
+        write("benchmark.json", serde_json::to_string(&self.benchmark)?)
+    }
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(path: &Path, text: &str) -> Result<T> {
@@ -142,10 +299,7 @@ pub fn parse_benchmark(
         .zip(&sample.times)
         .map(|(i, t)| t / i)
         .fold(f64::INFINITY, f64::min);
-    let bytes_per_iter = match bench.throughput {
-        Some(Throughput::BytesDecimal(b)) | Some(Throughput::Bytes(b)) => Some(b),
-        _ => None,
-    };
+    let bytes_per_iter = bench.bytes_per_iter();
     Ok(MetricStats {
         median_ns: est.median.point_estimate,
         mean_ns: est.mean.point_estimate,
@@ -271,57 +425,9 @@ pub fn folded_profiles(home: &Path, ids: &[&str]) -> Vec<(String, PathBuf)> {
 
 /// Writes one metric's saved statistics as Criterion baseline `name`
 /// (`<home>/<id>/<name>/`): `sample.json` and `estimates.json`, which
-/// `--baseline` reads, and `benchmark.json`, which critcmp reads. Flat
-/// sampling is recognised by equal iteration counts. Only the mean carries
-/// a confidence interval; the other estimates get a zero-width one.
+/// `--baseline` reads, and `benchmark.json`, which critcmp reads.
 pub fn write_baseline(home: &Path, id: &str, name: &str, s: &MetricStats) -> Result<()> {
-    let dir = home.join(id).join(name);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot write {}", dir.display()))?;
-    let flat = s.iters.windows(2).all(|w| w[0] == w[1]);
-    let sample = serde_json::json!({
-        "sampling_mode": if flat { "Flat" } else { "Linear" },
-        "iters": s.iters,
-        "times": s.times_ns,
-    });
-    let est = |point: f64, (lo, hi): (f64, f64)| {
-        serde_json::json!({
-            "confidence_interval": {
-                "confidence_level": 0.95, "lower_bound": lo, "upper_bound": hi
-            },
-            "point_estimate": point,
-            "standard_error": (hi - lo) / (2.0 * 1.96),
-        })
-    };
-    let estimates = serde_json::json!({
-        "mean": est(s.mean_ns, s.mean_ci_ns),
-        "median": est(s.median_ns, (s.median_ns, s.median_ns)),
-        "median_abs_dev": est(s.mad_ns, (s.mad_ns, s.mad_ns)),
-        "slope": null,
-        "std_dev": est(s.std_dev_ns, (s.std_dev_ns, s.std_dev_ns)),
-    });
-    let write = |file: &str, v: serde_json::Value| {
-        Ok(write_atomic(&dir.join(file), v.to_string().as_bytes())?)
-    };
-    write("sample.json", sample)?;
-    write("estimates.json", estimates)?;
-    write("benchmark.json", benchmark_json(id, s.bytes_per_iter))
-}
-
-/// Criterion's `benchmark.json` for a catalog id (`group/function[/param]`).
-pub fn benchmark_json(id: &str, bytes_per_iter: Option<u64>) -> serde_json::Value {
-    let mut parts = id.splitn(3, '/');
-    let group = parts.next().unwrap_or(id);
-    let function = parts.next();
-    let value = parts.next();
-    serde_json::json!({
-        "group_id": group,
-        "function_id": function,
-        "value_str": value,
-        "throughput": bytes_per_iter.map(|b| serde_json::json!({ "BytesDecimal": b })),
-        "full_id": id,
-        "directory_name": id,
-        "title": id,
-    })
+    Files::of(id, s).write(home, id, name)
 }
 
 #[cfg(test)]

@@ -8,52 +8,84 @@
 //! "criterion_estimates_v1": <Criterion's estimates.json>}}}`. critcmp
 //! shows the mean (`estimates.mean.point_estimate`) in nanoseconds.
 
-use anyhow::Result;
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::criterion_files::{Benchmark, Estimates};
 use crate::results::{MetricStats, Run};
 use crate::store;
 
-fn estimate(point: f64, (lo, hi): (f64, f64)) -> Value {
-    json!({
-        "confidence_interval": {"confidence_level": 0.95, "lower_bound": lo, "upper_bound": hi},
-        "point_estimate": point,
-        "standard_error": (hi - lo) / (2.0 * 1.96),
-    })
+/// critcmp's `BaseBenchmarks`.
+#[derive(Serialize)]
+struct Export<'a> {
+    name: &'a str,
+    benchmarks: BTreeMap<&'a str, Entry<'a>>,
 }
 
-fn benchmark(baseline: &str, id: &str, s: &MetricStats) -> Value {
-    let mut parts = id.splitn(3, '/');
-    let group = parts.next().unwrap_or(id);
-    json!({
-        "baseline": baseline,
-        "fullname": format!("{baseline}/{id}"),
-        "criterion_benchmark_v1": {
-            "group_id": group,
-            "function_id": parts.next(),
-            "value_str": parts.next(),
-            "throughput": s.bytes_per_iter.map(|b| json!({"Bytes": b, "Elements": null})),
-            "full_id": id,
-            "directory_name": id,
+/// critcmp's `Benchmark`: Criterion's estimates beside critcmp's own
+/// form of `benchmark.json`.
+#[derive(Serialize)]
+struct Entry<'a> {
+    baseline: &'a str,
+    fullname: String,
+    criterion_benchmark_v1: CritcmpBenchmark,
+    criterion_estimates_v1: Estimates,
+}
+
+/// Criterion's `benchmark.json` as critcmp reads it: no title, and the
+/// throughput as `{"Bytes": n, "Elements": null}`.
+#[derive(Serialize)]
+struct CritcmpBenchmark {
+    group_id: String,
+    function_id: Option<String>,
+    value_str: Option<String>,
+    throughput: Option<CritcmpThroughput>,
+    full_id: String,
+    directory_name: String,
+}
+
+#[derive(Serialize)]
+struct CritcmpThroughput {
+    #[serde(rename = "Bytes")]
+    bytes: u64,
+    #[serde(rename = "Elements")]
+    elements: Option<u64>,
+}
+
+fn entry<'a>(baseline: &'a str, id: &str, s: &MetricStats) -> Entry<'a> {
+    let b = Benchmark::for_id(id, s.bytes_per_iter);
+    Entry {
+        baseline,
+        fullname: format!("{baseline}/{id}"),
+        criterion_benchmark_v1: CritcmpBenchmark {
+            throughput: b.bytes_per_iter().map(|bytes| CritcmpThroughput {
+                bytes,
+                elements: None,
+            }),
+            group_id: b.group_id,
+            function_id: b.function_id,
+            value_str: b.value_str,
+            full_id: b.full_id,
+            directory_name: b.directory_name,
         },
-        "criterion_estimates_v1": {
-            "mean": estimate(s.mean_ns, s.mean_ci_ns),
-            "median": estimate(s.median_ns, (s.median_ns, s.median_ns)),
-            "median_abs_dev": estimate(s.mad_ns, (s.mad_ns, s.mad_ns)),
-            "slope": null,
-            "std_dev": estimate(s.std_dev_ns, (s.std_dev_ns, s.std_dev_ns)),
-        },
-    })
+        criterion_estimates_v1: Estimates::of(s),
+    }
 }
 
 /// The critcmp document for `run`, as baseline `name`.
-pub fn export(run: &Run, name: &str) -> Value {
-    let benchmarks: Map<String, Value> = run
-        .metrics
-        .iter()
-        .map(|(id, s)| (id.clone(), benchmark(name, id, s)))
-        .collect();
-    json!({ "name": name, "benchmarks": benchmarks })
+pub fn export(run: &Run, name: &str) -> Result<Value> {
+    let doc = Export {
+        name,
+        benchmarks: run
+            .metrics
+            .iter()
+            .map(|(id, s)| (id.as_str(), entry(name, id, s)))
+            .collect(),
+    };
+    Ok(serde_json::to_value(doc)?)
 }
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
@@ -71,7 +103,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let run = store::resolve(&args.run)?;
     let name = args.name.unwrap_or_else(|| run.host());
-    let text = serde_json::to_string_pretty(&export(&run, &name))? + "\n";
+    let text = serde_json::to_string_pretty(&export(&run, &name)?)? + "\n";
     match args.output.as_deref() {
         Some(p) => Ok(lmbench_support::atomic_file::write_atomic(
             p,

@@ -1,5 +1,5 @@
-//! Fixtures for the CLI tests: a Criterion tree written by hand (what
-//! Criterion 0.8 leaves in `target/criterion`), a results directory, and a
+//! Fixtures for the CLI tests: a Criterion tree (what Criterion 0.8 leaves
+//! in `target/criterion`, written with the CLI's own model of its files), a results directory, and a
 //! runner for the built `lmbench` binary pointed at both by environment.
 #![allow(dead_code)] // each test file uses its own subset
 
@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use lmbench::criterion_files::{Benchmark, Estimate, Estimates, Files, Sample, SamplingMode};
 use lmbench_support::catalog::{all_metrics, Metric};
-use serde_json::json;
 
 /// The first `n` catalog metrics (tests never spell an id).
 pub fn metrics(n: usize) -> Vec<&'static Metric> {
@@ -39,32 +39,31 @@ impl Env {
     /// Writes Criterion's `new` results for `metric`: ten linear samples
     /// around `ns` per iteration, with a deterministic ±`jitter` fraction.
     pub fn bench(&self, metric: &Metric, ns: f64, jitter: f64) {
-        let dir = self.criterion().join(metric.id).join("new");
-        std::fs::create_dir_all(&dir).unwrap();
         let iters: Vec<f64> = (1..=10).map(|i| (i * 100) as f64).collect();
         let per: Vec<f64> = (0..10)
             .map(|i| ns * (1.0 + jitter * (if i % 2 == 0 { 1.0 } else { -1.0 })))
             .collect();
         let times: Vec<f64> = iters.iter().zip(&per).map(|(i, p)| i * p).collect();
-        let est = |v: f64| {
-            json!({"confidence_interval": {"confidence_level": 0.95,
-                "lower_bound": v * 0.99, "upper_bound": v * 1.01},
-                "point_estimate": v, "standard_error": v * 0.005})
+        let est = |v: f64| Estimate {
+            standard_error: v * 0.005,
+            ..Estimate::new(v, (v * 0.99, v * 1.01))
         };
-        let estimates = json!({"mean": est(ns), "median": est(ns),
-            "median_abs_dev": est(ns * jitter), "slope": est(ns), "std_dev": est(ns * jitter)});
-        let sample = json!({"sampling_mode": "Linear", "iters": iters, "times": times});
-        let (group, rest) = metric.id.split_once('/').unwrap();
-        let benchmark = json!({"group_id": group, "function_id": rest, "value_str": null,
-            "throughput": null, "full_id": metric.id, "directory_name": metric.id,
-            "title": metric.id});
-        for (f, v) in [
-            ("estimates.json", estimates),
-            ("sample.json", sample),
-            ("benchmark.json", benchmark),
-        ] {
-            std::fs::write(dir.join(f), v.to_string()).unwrap();
-        }
+        let files = Files {
+            estimates: Estimates {
+                mean: est(ns),
+                median: est(ns),
+                median_abs_dev: est(ns * jitter),
+                slope: Some(est(ns)),
+                std_dev: est(ns * jitter),
+            },
+            sample: Sample {
+                sampling_mode: Some(SamplingMode::Linear),
+                iters,
+                times,
+            },
+            benchmark: Benchmark::for_id(metric.id, None),
+        };
+        files.write(&self.criterion(), metric.id, "new").unwrap();
     }
 
     /// Runs `lmbench ARGS` with this fixture's Criterion and results dirs.
