@@ -375,7 +375,8 @@ fn a_save_onto_a_full_disk_keeps_the_old_run_and_leaves_nothing() {
     };
     let env = Env::new();
     let results_dir = fs.0.path().join("results");
-    // The old run fits; the new one (120 metrics with samples) does not.
+    // The old run fits; the new one (400 metrics with samples: run.json
+    // is compact now, so 120 no longer overflow 64k) does not.
     let _ = std::fs::remove_dir_all(env.criterion());
     for m in metrics(2) {
         env.bench(m, 100.0, 0.01);
@@ -385,7 +386,7 @@ fn a_save_onto_a_full_disk_keeps_the_old_run_and_leaves_nothing() {
         &["save", "--label", "label", "--machine", "vm"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    results(&env, 120, 200.0);
+    results(&env, 400, 200.0);
     let before = snapshot(&results_dir);
     let out = env.lmbench_results(
         &results_dir,
