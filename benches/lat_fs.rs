@@ -25,82 +25,76 @@
 //! Create on a disk file system varies by an order of magnitude run to run
 //! (background write-back); tmpfs is stable.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::RawFd;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lmbench_support::catalog::{lat_fs as cat, Metric};
 use lmbench_support::fs::scratch_dir;
 use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
-use lmbench_support::sys;
+use nix::fcntl::{open, openat, OFlag};
+use nix::sys::stat::Mode;
+use nix::unistd::{close, unlinkat, write, UnlinkatFlags};
 
 const FILES_PER_DIR: usize = 100;
 
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
+/// A fresh directory for one batch, opened as a directory fd; removed
+/// (with whatever is left in it) on drop, even during a panic: the fd is
+/// closed first, then the directory removed (fields drop in order).
+struct BatchDir {
+    fd: OwnedFd,
+    _path: RemoveOnDrop,
 }
 
-/// A fresh directory for one batch, opened as a directory fd; removed
-/// (with whatever is left in it) on drop, even during a panic.
-struct BatchDir {
-    path: std::path::PathBuf,
-    fd: RawFd,
+/// A directory tree removed on drop.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 impl BatchDir {
     fn new(parent: &Path, n: u64) -> io::Result<BatchDir> {
         let path = parent.join(format!("d{n}"));
         std::fs::create_dir(&path)?;
-        let c = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
-        let fd = sys::open(&c, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?;
-        Ok(BatchDir { path, fd })
+        let path = RemoveOnDrop(path);
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let fd = open(path.0.as_path(), flags, Mode::empty())?;
+        Ok(BatchDir { fd, _path: path })
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
     }
 }
 
-impl Drop for BatchDir {
-    fn drop(&mut self) {
-        let _ = sys::close(self.fd);
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// creat(2) relative to `dir`, write `data` in one call, close.
+/// creat(2) relative to `dir`, write `data` in one call, close (checked;
+/// on an error before it the fd is closed unchecked).
 #[inline]
-fn create(dir: RawFd, name: &CString, data: &[u8]) -> io::Result<()> {
-    let flags = libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC;
-    // SAFETY: name is NUL-terminated; dir is an open directory fd.
-    let fd = cvt(unsafe { libc::openat(dir, name.as_ptr(), flags, 0o644 as libc::c_uint) })?;
+fn create(dir: BorrowedFd<'_>, name: &CStr, data: &[u8]) -> io::Result<()> {
+    let flags = OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_TRUNC;
+    let fd = openat(dir, name, flags, Mode::from_bits_truncate(0o644))?;
     if !data.is_empty() {
-        match sys::write(fd, data) {
-            Ok(n) if n == data.len() => {}
-            Ok(n) => {
-                let _ = sys::close(fd);
-                return Err(io::Error::other(format!(
-                    "short write: {n} of {} bytes",
-                    data.len()
-                )));
-            }
-            Err(e) => {
-                let _ = sys::close(fd);
-                return Err(e);
-            }
+        let n = write(&fd, data)?;
+        if n != data.len() {
+            return Err(io::Error::other(format!(
+                "short write: {n} of {} bytes",
+                data.len()
+            )));
         }
     }
-    sys::close(fd)
+    close(fd)?;
+    Ok(())
 }
 
 #[inline]
-fn unlink(dir: RawFd, name: &CString) -> io::Result<()> {
-    // SAFETY: name is NUL-terminated; dir is an open directory fd.
-    cvt(unsafe { libc::unlinkat(dir, name.as_ptr(), 0) }).map(drop)
+fn unlink(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
+    Ok(unlinkat(dir, name, UnlinkatFlags::NoRemoveDir)?)
 }
 
 /// Runs `iters` files' worth of batches; `timed(dir, k)` does the measured
@@ -151,11 +145,11 @@ fn lat_fs(c: &mut Criterion) {
             batches(create_m, parent, iters, |dir, k| {
                 let start = Instant::now();
                 for name in &names[..k] {
-                    create(dir.fd, name, data)?;
+                    create(dir.fd(), name, data)?;
                 }
                 let t = start.elapsed();
                 for name in &names[..k] {
-                    unlink(dir.fd, name)?;
+                    unlink(dir.fd(), name)?;
                 }
                 Ok(t)
             })
@@ -163,11 +157,11 @@ fn lat_fs(c: &mut Criterion) {
         g.bench(delete_m, |iters| {
             batches(delete_m, parent, iters, |dir, k| {
                 for name in &names[..k] {
-                    create(dir.fd, name, data)?;
+                    create(dir.fd(), name, data)?;
                 }
                 let start = Instant::now();
                 for name in &names[..k] {
-                    unlink(dir.fd, name)?;
+                    unlink(dir.fd(), name)?;
                 }
                 Ok(start.elapsed())
             })

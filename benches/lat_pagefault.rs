@@ -97,7 +97,7 @@ impl Pass<'_> {
             Err(e) => failed(m, format_args!("mmap: {e}")),
         };
         if self.random_advice {
-            if let Err(e) = vm::advise(p, self.len, libc::MADV_RANDOM) {
+            if let Err(e) = vm::advise(p, self.len, vm::MmapAdvise::MADV_RANDOM) {
                 failed(m, format_args!("madvise(MADV_RANDOM): {e}"));
             }
         }

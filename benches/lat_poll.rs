@@ -22,71 +22,53 @@ use lmbench_support::harness::{config, Class, Group};
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::fd::{AsFd, AsRawFd};
 
     use lmbench_support::catalog::{lat_poll as cat, Metric};
     use lmbench_support::harness::{check, timed_loop, Group};
     use lmbench_support::kpath;
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+    use nix::sys::eventfd::{EfdFlags, EventFd};
 
-    fn eventfd(count: u32) -> io::Result<OwnedFd> {
-        // SAFETY: eventfd returns a new descriptor we own, or -1.
-        let fd = unsafe { libc::eventfd(count, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fd is fresh and nobody else owns it.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    fn eventfd(count: u32) -> io::Result<EventFd> {
+        let flags = EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK;
+        Ok(EventFd::from_value_and_flags(count, flags)?)
     }
 
     /// N eventfds, the last one readable.
-    fn fds(n: usize) -> io::Result<Vec<OwnedFd>> {
+    fn fds(n: usize) -> io::Result<Vec<EventFd>> {
         (0..n).map(|i| eventfd(u32::from(i + 1 == n))).collect()
     }
 
-    fn epoll_with(fds: &[OwnedFd]) -> io::Result<OwnedFd> {
-        // SAFETY: epoll_create1 returns a new descriptor we own, or -1.
-        let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-        if ep < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: ep is fresh and nobody else owns it.
-        let ep = unsafe { OwnedFd::from_raw_fd(ep) };
+    /// What epoll watches `fd` for (EPOLLIN), with its number as the data.
+    fn event(fd: &EventFd) -> EpollEvent {
+        EpollEvent::new(EpollFlags::EPOLLIN, fd.as_fd().as_raw_fd() as u64)
+    }
+
+    fn epoll_with(fds: &[EventFd]) -> io::Result<Epoll> {
+        let ep = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
         for fd in fds {
-            ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd.as_raw_fd())?;
+            ep.add(fd, event(fd))?;
         }
         Ok(ep)
     }
 
     #[inline]
-    fn ctl(ep: i32, op: i32, fd: i32) -> io::Result<()> {
-        let mut ev = libc::epoll_event {
-            events: libc::EPOLLIN as u32,
-            u64: fd as u64,
-        };
-        // SAFETY: ev is a valid epoll_event for the call's duration.
-        if unsafe { libc::epoll_ctl(ep, op, fd, &mut ev) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn poll_once(set: &mut [libc::pollfd]) -> Result<(), String> {
-        // SAFETY: set is a valid array of set.len() pollfds.
-        match unsafe { libc::poll(set.as_mut_ptr(), set.len() as libc::nfds_t, 0) } {
-            1 => Ok(()),
-            n if n < 0 => Err(io::Error::last_os_error().to_string()),
-            n => Err(format!("poll reported {n} ready, want 1")),
+    fn poll_once(set: &mut [PollFd]) -> Result<(), String> {
+        match poll(set, PollTimeout::ZERO) {
+            Ok(1) => Ok(()),
+            Ok(n) => Err(format!("poll reported {n} ready, want 1")),
+            Err(e) => Err(e.to_string()),
         }
     }
 
     #[inline]
-    fn wait_once(ep: i32, evs: &mut [libc::epoll_event; 8]) -> Result<(), String> {
-        // SAFETY: evs has room for 8 events.
-        match unsafe { libc::epoll_wait(ep, evs.as_mut_ptr(), 8, 0) } {
-            1 => Ok(()),
-            n if n < 0 => Err(io::Error::last_os_error().to_string()),
-            n => Err(format!("epoll_wait reported {n} ready, want 1")),
+    fn wait_once(ep: &Epoll, evs: &mut [EpollEvent; 8]) -> Result<(), String> {
+        match ep.wait(evs, PollTimeout::ZERO) {
+            Ok(1) => Ok(()),
+            Ok(n) => Err(format!("epoll_wait reported {n} ready, want 1")),
+            Err(e) => Err(e.to_string()),
         }
     }
 
@@ -100,37 +82,29 @@ mod linux {
         let mut last = None;
         for (n, pm, em) in cases {
             let set = check(pm, "eventfds", fds(n));
-            let mut pfds: Vec<libc::pollfd> = set
+            let mut pfds: Vec<PollFd> = set
                 .iter()
-                .map(|f| libc::pollfd {
-                    fd: f.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
+                .map(|f| PollFd::new(f.as_fd(), PollFlags::POLLIN))
                 .collect();
             check(pm, "untimed poll", poll_once(&mut pfds));
-            let ready = pfds.last().map(|p| p.revents);
-            if ready != Some(libc::POLLIN) {
+            let ready = pfds.last().and_then(|p| p.revents());
+            if ready != Some(PollFlags::POLLIN) {
                 harness_fail(pm, format!("the last fd reports {ready:?}, want POLLIN"));
             }
             check(pm, "one thread", kpath::require_one_thread());
             g.bench(pm, |iters| timed_loop(pm, iters, || poll_once(&mut pfds)));
+            drop(pfds);
 
             let ep = check(em, "epoll set", epoll_with(&set));
-            let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 8];
-            check(
-                em,
-                "untimed epoll_wait",
-                wait_once(ep.as_raw_fd(), &mut evs),
-            );
-            let want = set.last().map(|f| f.as_raw_fd() as u64);
-            let got = evs[0].u64;
+            let mut evs = [EpollEvent::empty(); 8];
+            check(em, "untimed epoll_wait", wait_once(&ep, &mut evs));
+            let want = set.last().map(|f| f.as_fd().as_raw_fd() as u64);
+            let got = evs[0].data();
             if Some(got) != want {
                 harness_fail(em, format!("fd {got} reported ready, want {want:?}"));
             }
-            let epfd = ep.as_raw_fd();
             g.bench(em, |iters| {
-                timed_loop(em, iters, || wait_once(epfd, &mut evs))
+                timed_loop(em, iters, || wait_once(&ep, &mut evs))
             });
             last = Some((set, ep));
         }
@@ -138,11 +112,11 @@ mod linux {
         let m = &cat::EPOLL_CTL;
         let (_set, ep) = last.expect("the 1000-fd case ran");
         let extra = check(m, "eventfd", eventfd(0));
-        let (epfd, fd) = (ep.as_raw_fd(), extra.as_raw_fd());
+        let ev = event(&extra);
         g.bench(m, |iters| {
             timed_loop(m, iters, || {
-                ctl(epfd, libc::EPOLL_CTL_ADD, fd)?;
-                ctl(epfd, libc::EPOLL_CTL_DEL, fd)
+                ep.add(&extra, ev)?;
+                ep.delete(&extra)
             })
         });
     }

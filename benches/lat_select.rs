@@ -14,7 +14,7 @@
 //! process, not a forked server (select on the write set only looks at
 //! our socket's send buffer, so nobody needs to serve it).
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -22,61 +22,43 @@ use lmbench_support::catalog::lat_select::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::ScratchFile;
 use lmbench_support::harness::{check, config, failed, Class, Group};
-use lmbench_support::{ipc, sys};
+use lmbench_support::ipc;
+use nix::sys::select::{select, FdSet};
+use nix::sys::time::TimeVal;
 
-/// `n` dups of `fd` as an fd_set, the dups (closed on drop) and nfds.
-fn dup_set(fd: RawFd, n: usize) -> std::io::Result<(libc::fd_set, Vec<OwnedFd>, libc::c_int)> {
-    let mut dups = Vec::with_capacity(n);
-    // SAFETY: a zeroed fd_set is valid; FD_ZERO makes it the empty set.
-    let mut set: libc::fd_set = unsafe { std::mem::zeroed() };
-    // SAFETY: set is a valid fd_set.
-    unsafe { libc::FD_ZERO(&mut set) };
-    let mut nfds = 0;
-    for _ in 0..n {
-        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own.
-        let d = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
-        if d < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: d is a fresh descriptor nobody else owns.
-        dups.push(unsafe { OwnedFd::from_raw_fd(d) });
-        if d as usize >= libc::FD_SETSIZE {
-            return Err(std::io::Error::other(format!(
-                "fd {d} is beyond FD_SETSIZE"
-            )));
-        }
-        // SAFETY: d < FD_SETSIZE, checked above.
-        unsafe { libc::FD_SET(d, &mut set) };
-        nfds = nfds.max(d + 1);
-    }
-    Ok((set, dups, nfds))
+/// `n` dups of `fd` (close-on-exec, closed on drop).
+fn dups(fd: BorrowedFd<'_>, n: usize) -> std::io::Result<Vec<OwnedFd>> {
+    (0..n).map(|_| fd.try_clone_to_owned()).collect()
 }
 
-fn bench_select(g: &mut Group, m: &'static Metric, fd: RawFd, n: usize) {
-    let (set, dups, nfds) = check(m, "dup descriptors", dup_set(fd, n));
+/// The dups as an fd_set, and nfds (the highest + 1).
+fn dup_set(dups: &[OwnedFd]) -> std::io::Result<(FdSet<'_>, libc::c_int)> {
+    let mut set = FdSet::new();
+    let mut nfds = 0;
+    for d in dups {
+        let raw = std::os::fd::AsRawFd::as_raw_fd(d);
+        if raw as usize >= libc::FD_SETSIZE {
+            return Err(std::io::Error::other(format!(
+                "fd {raw} is beyond FD_SETSIZE"
+            )));
+        }
+        set.insert(d.as_fd());
+        nfds = nfds.max(raw + 1);
+    }
+    Ok((set, nfds))
+}
+
+fn bench_select(g: &mut Group, m: &'static Metric, fd: BorrowedFd<'_>, n: usize) {
+    let dups = check(m, "dup descriptors", dups(fd, n));
+    let (set, nfds) = check(m, "fd_set", dup_set(&dups));
     eprintln!("lat_select: {} fds, nfds {nfds}", dups.len());
     let select = || -> Result<(), String> {
         let mut w = set;
-        let mut tv = libc::timeval {
-            tv_sec: 0,
-            tv_usec: 0,
-        };
-        // SAFETY: w and tv are valid; null read and except sets are allowed.
-        let r = unsafe {
-            libc::select(
-                nfds,
-                std::ptr::null_mut(),
-                &mut w,
-                std::ptr::null_mut(),
-                &mut tv,
-            )
-        };
-        if r == n as libc::c_int {
-            Ok(())
-        } else if r < 0 {
-            Err(format!("select: {}", std::io::Error::last_os_error()))
-        } else {
-            Err(format!("select found {r} of {n} descriptors ready"))
+        let mut tv = TimeVal::new(0, 0);
+        match select(nfds, None, &mut w, None, &mut tv) {
+            Ok(r) if r == n as libc::c_int => Ok(()),
+            Ok(r) => Err(format!("select found {r} of {n} descriptors ready")),
+            Err(e) => Err(format!("select: {e}")),
         }
     };
     check(m, "untimed select", select());
@@ -95,26 +77,22 @@ fn bench_select(g: &mut Group, m: &'static Metric, fd: RawFd, n: usize) {
 fn lat_select(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     let file = check(&cat::FILE_10, "scratch file", ScratchFile::new(1));
-    let fd = check(
-        &cat::FILE_10,
-        "open",
-        sys::open(file.c_path(), libc::O_RDONLY),
-    );
+    let f = check(&cat::FILE_10, "open", std::fs::File::open(file.path()));
     for (m, n) in [
         (&cat::FILE_10, 10),
         (&cat::FILE_100, 100),
         (&cat::FILE_250, 250),
     ] {
-        bench_select(&mut g, m, fd, n);
+        bench_select(&mut g, m, f.as_fd(), n);
     }
-    check(&cat::FILE_10, "close", sys::close(fd));
+    drop(f);
     let (client, server) = check(&cat::TCP_10, "connect on 127.0.0.1", ipc::tcp_pair());
     for (m, n) in [
         (&cat::TCP_10, 10),
         (&cat::TCP_100, 100),
         (&cat::TCP_250, 250),
     ] {
-        bench_select(&mut g, m, client.as_raw_fd(), n);
+        bench_select(&mut g, m, client.as_fd(), n);
     }
     drop((client, server));
     g.finish();

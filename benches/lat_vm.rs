@@ -33,75 +33,32 @@ mod linux {
     use lmbench_support::harness::{check, failed, timed_loop, Group};
     use lmbench_support::{kpath, vm};
 
+    use lmbench_support::vm::{MmapAdvise, ProtFlags, Region};
+
     const REGION: usize = 64 << 20;
     const HUGE: usize = 2 << 20;
     const RW: i32 = libc::PROT_READ | libc::PROT_WRITE;
     const ANON: i32 = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
 
-    /// A mapping unmapped on drop.
-    struct Map {
-        base: *mut u8,
-        len: usize,
-        /// Where the usable (aligned) part starts.
-        start: *mut u8,
-    }
-
-    impl Map {
-        fn new(len: usize, align: usize, advice: i32) -> io::Result<Map> {
-            let base = vm::map(len + align, RW, ANON, -1)?;
-            let start = ((base as usize).next_multiple_of(align.max(1))) as *mut u8;
-            madvise(start, len, advice)?;
-            Ok(Map {
-                base,
-                len: len + align,
-                start,
-            })
-        }
-    }
-
-    impl Drop for Map {
-        fn drop(&mut self) {
-            // SAFETY: our mapping; nothing refers to it after drop.
-            let _ = unsafe { vm::unmap(self.base, self.len) };
-        }
-    }
-
-    /// madvise(2), including the advice that discards (MADV_DONTNEED).
-    #[inline]
-    fn madvise(p: *mut u8, len: usize, advice: i32) -> io::Result<()> {
-        // SAFETY: p..p+len is a private anonymous mapping of ours; losing
-        // its contents (DONTNEED) is what the benches want.
-        if unsafe { libc::madvise(p.cast(), len, advice) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn touch(p: *mut u8) {
-        // SAFETY: callers pass addresses inside a read-write mapping of ours.
-        unsafe { p.write_volatile(1) };
+    /// A region of `len` bytes aligned to `align`, with `advice` given.
+    fn region(len: usize, align: usize, advice: MmapAdvise) -> io::Result<Region> {
+        let r = Region::anon(len, align)?;
+        r.advise(advice)?;
+        Ok(r)
     }
 
     /// `iters` first writes, `step` bytes apart, over `map`'s region; the
     /// emptying of a used-up region is not timed.
-    fn faults(m: &'static Metric, map: &Map, step: usize, iters: u64) -> Duration {
+    fn faults(m: &'static Metric, map: &Region, step: usize, iters: u64) -> Duration {
         let per = (REGION / step) as u64;
         let mut left = iters;
         let mut took = Duration::ZERO;
         while left > 0 {
             let n = left.min(per) as usize;
             let t = Instant::now();
-            for i in 0..n {
-                // SAFETY: i * step < REGION, inside the mapping.
-                touch(unsafe { map.start.add(i * step) });
-            }
+            map.touch_every(step, n);
             took += t.elapsed();
-            check(
-                m,
-                "MADV_DONTNEED",
-                madvise(map.start, REGION, libc::MADV_DONTNEED),
-            );
+            check(m, "MADV_DONTNEED", map.advise(MmapAdvise::MADV_DONTNEED));
             left -= n as u64;
         }
         took
@@ -116,7 +73,7 @@ mod linux {
     }
 
     /// Why THP faults cannot be measured here, if they cannot.
-    fn thp_unusable(map: &Map) -> Option<String> {
+    fn thp_unusable(map: &Region) -> Option<String> {
         let thp = "/sys/kernel/mm/transparent_hugepage";
         let Ok(enabled) = std::fs::read_to_string(format!("{thp}/enabled")) else {
             return Some("this kernel has no transparent huge pages".into());
@@ -139,12 +96,9 @@ mod linux {
             Ok(kb) => kb,
             Err(e) => return Some(format!("cannot read AnonHugePages: {e}")),
         };
-        for i in 0..REGION / HUGE {
-            // SAFETY: inside the region.
-            touch(unsafe { map.start.add(i * HUGE) });
-        }
+        map.touch_every(HUGE, REGION / HUGE);
         let after = anon_huge_kb().unwrap_or(before);
-        if let Err(e) = madvise(map.start, REGION, libc::MADV_DONTNEED) {
+        if let Err(e) = map.advise(MmapAdvise::MADV_DONTNEED) {
             return Some(format!("MADV_DONTNEED: {e}"));
         }
         let got = after.saturating_sub(before) * 1024;
@@ -162,7 +116,7 @@ mod linux {
         check(&cat::FAULT_4K, "one thread", kpath::require_one_thread());
 
         let m = &cat::FAULT_4K;
-        let map = check(m, "map", Map::new(REGION, page, libc::MADV_NOHUGEPAGE));
+        let map = check(m, "map", region(REGION, page, MmapAdvise::MADV_NOHUGEPAGE));
         let before = check(m, "fault count", vm::faults());
         faults(m, &map, page, 1024);
         let after = check(m, "fault count", vm::faults());
@@ -176,7 +130,7 @@ mod linux {
         drop(map);
 
         let m = &cat::THP_2M;
-        let map = check(m, "map", Map::new(REGION, HUGE, libc::MADV_HUGEPAGE));
+        let map = check(m, "map", region(REGION, HUGE, MmapAdvise::MADV_HUGEPAGE));
         match thp_unusable(&map) {
             Some(why) => g.skip(m, why),
             None => g.bench(m, |iters| faults(m, &map, HUGE, iters)),
@@ -194,11 +148,11 @@ mod linux {
                 check(
                     m,
                     "NOHUGEPAGE",
-                    madvise(p, CHUNK * page, libc::MADV_NOHUGEPAGE),
+                    vm::advise(p, CHUNK * page, MmapAdvise::MADV_NOHUGEPAGE),
                 );
                 for i in 0..CHUNK {
-                    // SAFETY: inside the fresh CHUNK-page mapping.
-                    touch(unsafe { p.add(i * page) });
+                    // SAFETY: inside the fresh read-write CHUNK-page mapping.
+                    unsafe { p.add(i * page).write_volatile(1) };
                 }
                 let t = Instant::now();
                 for i in 0..n {
@@ -220,23 +174,24 @@ mod linux {
         });
 
         let m = &cat::MPROTECT;
-        let one = check(m, "map", Map::new(page, page, libc::MADV_NOHUGEPAGE));
-        touch(one.start);
+        let one = check(m, "map", region(page, page, MmapAdvise::MADV_NOHUGEPAGE));
+        one.touch();
+        let rw = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
         let mut flip = false;
         g.bench(m, |iters| {
             timed_loop(m, iters, || {
                 flip = !flip;
-                vm::protect(one.start, page, if flip { libc::PROT_READ } else { RW })
+                one.protect(if flip { ProtFlags::PROT_READ } else { rw })
             })
         });
-        check(m, "restore", vm::protect(one.start, page, RW));
+        check(m, "restore", one.protect(rw));
 
         let m = &cat::DONTNEED;
-        touch(one.start);
+        one.touch();
         g.bench(m, |iters| {
             timed_loop(m, iters, || {
-                madvise(one.start, page, libc::MADV_DONTNEED)?;
-                touch(one.start);
+                one.advise(MmapAdvise::MADV_DONTNEED)?;
+                one.touch();
                 Ok::<_, io::Error>(())
             })
         });

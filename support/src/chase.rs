@@ -54,12 +54,9 @@ impl Buffer {
     /// Asks for base (4 KB) pages, so a chain over N pages needs N TLB
     /// entries even where transparent huge pages are on. Best effort.
     pub fn base_pages_only(&self) {
+        // A hint on this buffer's own pages: paging policy, never contents.
         #[cfg(target_os = "linux")]
-        // SAFETY: the range is this buffer's own mapping; madvise only
-        // changes paging policy, never contents.
-        unsafe {
-            libc::madvise(self.ptr.cast(), self.len(), libc::MADV_NOHUGEPAGE);
-        }
+        let _ = crate::vm::advise(self.ptr, self.len(), crate::vm::MmapAdvise::MADV_NOHUGEPAGE);
     }
 
     /// Links the slots at byte `offsets` (in visiting order) into one cycle:
@@ -70,16 +67,15 @@ impl Buffer {
         let first = it.next().ok_or("a chain needs at least one slot")?;
         self.check(first)?;
         let base = self.ptr as usize;
+        let words = self.words_mut();
         let (mut prev, mut len) = (first, 1usize);
         for off in it {
-            self.check(off)?;
-            // SAFETY: `prev` was bounds- and alignment-checked.
-            unsafe { self.ptr.add(prev).cast::<usize>().write(base + off) };
+            Self::check_in(words.len() * WORD, off)?;
+            words[prev / WORD] = base + off;
             prev = off;
             len += 1;
         }
-        // SAFETY: as above.
-        unsafe { self.ptr.add(prev).cast::<usize>().write(base + first) };
+        words[prev / WORD] = base + first;
         Ok(Chain {
             base,
             at: (base + first) as *const usize,
@@ -88,13 +84,24 @@ impl Buffer {
     }
 
     fn check(&self, off: usize) -> Result<(), String> {
-        if off % WORD != 0 || off + WORD > self.len() {
+        Self::check_in(self.len(), off)
+    }
+
+    fn check_in(bytes: usize, off: usize) -> Result<(), String> {
+        if off % WORD != 0 || off + WORD > bytes {
             return Err(format!(
-                "slot offset {off} is outside the {}-byte buffer or unaligned",
-                self.len()
+                "slot offset {off} is outside the {bytes}-byte buffer or unaligned"
             ));
         }
         Ok(())
+    }
+
+    /// The buffer as words, for linking (chains hold raw addresses into
+    /// it, used only by a chase that borrows the buffer).
+    fn words_mut(&mut self) -> &mut [usize] {
+        // SAFETY: page aligned, zeroed at allocation (so initialised), the
+        // length a whole number of pages; borrowed mutably from self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / WORD) }
     }
 
     /// Links `len / stride` slots `stride` bytes apart, in address order:

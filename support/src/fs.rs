@@ -154,9 +154,11 @@ fn scratch_pid(name: &str) -> Option<libc::pid_t> {
 /// True if a process `pid` exists (kill(pid, 0): EPERM means it exists but
 /// belongs to someone else).
 fn pid_alive(pid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 sends nothing; kill touches no memory.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    // No signal: only the existence and permission checks.
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(e) => e == nix::errno::Errno::EPERM,
+    }
 }
 
 /// Removes the scratch directories in `root` whose creating process is
@@ -166,8 +168,7 @@ fn pid_alive(pid: libc::pid_t) -> bool {
 /// Returns how many were removed.
 pub fn remove_stale_scratch(root: &Path) -> io::Result<usize> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = nix::unistd::geteuid().as_raw();
     let mut removed = 0;
     for entry in std::fs::read_dir(root)? {
         let Ok(entry) = entry else { continue };
@@ -347,8 +348,7 @@ mod root_tests {
         std::fs::create_dir(&ro).unwrap();
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
         // root writes anyway: only a non-root user can see this refusal.
-        // SAFETY: geteuid cannot fail.
-        if unsafe { libc::geteuid() } != 0 {
+        if !nix::unistd::geteuid().is_root() {
             let err = check_scratch_root(Some(ro.as_os_str())).unwrap_err();
             assert!(err.to_string().contains("not writable"), "{err}");
         }

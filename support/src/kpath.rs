@@ -67,16 +67,10 @@ pub fn require_one_thread() -> io::Result<()> {
 pub fn allowed_cpus() -> io::Result<Vec<usize>> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
-        // SAFETY: a zeroed cpu_set_t is the empty set; the kernel fills it.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: set is valid for `size` bytes.
-        if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: CPU_ISSET reads the set we own, for indices below its size.
-        Ok((0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        use nix::sched::{sched_getaffinity, CpuSet};
+        let set = sched_getaffinity(nix::unistd::Pid::from_raw(0))?;
+        Ok((0..CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
             .collect())
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
@@ -88,18 +82,11 @@ pub fn allowed_cpus() -> io::Result<Vec<usize>> {
 pub fn pin_to(cpu: usize) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
-        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET adds one
-        // CPU below CPU_SETSIZE (checked).
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return Err(io::Error::other(format!("cpu {cpu} out of range")));
-        }
-        unsafe { libc::CPU_SET(cpu, &mut set) };
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: set is a valid cpu_set_t of `size` bytes.
-        if unsafe { libc::sched_setaffinity(0, size, &set) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        use nix::sched::{sched_setaffinity, CpuSet};
+        let mut set = CpuSet::new();
+        set.set(cpu)
+            .map_err(|_| io::Error::other(format!("cpu {cpu} out of range")))?;
+        sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)?;
         Ok(())
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
@@ -112,22 +99,13 @@ pub fn pin_to(cpu: usize) -> io::Result<()> {
 // rlim_t is u64 on Linux but i64 on the BSDs: the casts are needed there.
 #[allow(clippy::unnecessary_cast)]
 pub fn raise_nofile(want: u64) -> io::Result<u64> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: lim is a valid rlimit to fill.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return Err(io::Error::last_os_error());
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let (mut cur, max) = getrlimit(Resource::RLIMIT_NOFILE)?;
+    if (cur as u64) < want {
+        cur = (want as libc::rlim_t).min(max);
+        setrlimit(Resource::RLIMIT_NOFILE, cur, max)?;
     }
-    if (lim.rlim_cur as u64) < want {
-        lim.rlim_cur = (want as libc::rlim_t).min(lim.rlim_max);
-        // SAFETY: lim is a valid rlimit, at most the hard limit.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(lim.rlim_cur as u64)
+    Ok(cur as u64)
 }
 
 /// FUTEX_WAIT on `word` while it holds `expected` (no timeout). Returns
@@ -207,11 +185,10 @@ pub struct Forked(pub libc::pid_t);
 
 impl Drop for Forked {
     fn drop(&mut self) {
-        // SAFETY: our own child: kill, then reap it.
-        unsafe {
-            libc::kill(self.0, libc::SIGKILL);
-            libc::waitpid(self.0, std::ptr::null_mut(), 0);
-        }
+        // Our own child: kill, then reap it.
+        let pid = nix::unistd::Pid::from_raw(self.0);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(pid, None);
     }
 }
 
@@ -223,24 +200,29 @@ impl Drop for Forked {
 /// The calling process must be single-threaded (the child then may run
 /// any code, allocation included).
 pub unsafe fn fork_child(body: impl FnOnce() -> io::Result<()>) -> io::Result<Forked> {
-    // SAFETY: getpid cannot fail.
-    let parent = unsafe { libc::getpid() };
+    let parent = nix::unistd::getpid();
     // SAFETY: the caller's contract: single-threaded, so the child is sound.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        // SAFETY: prctl and getppid with integer arguments.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-            if libc::getppid() != parent {
-                libc::_exit(1);
-            }
-        }
-        let _ = parent;
-        let code = i32::from(body().is_err());
+        // Die with the parent; a parent already gone means exit at once.
+        #[cfg(target_os = "linux")]
+        let orphan = {
+            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+            nix::unistd::getppid() != parent
+        };
+        #[cfg(not(target_os = "linux"))]
+        let orphan = {
+            let _ = parent;
+            false
+        };
+        let code = if orphan {
+            1
+        } else {
+            i32::from(body().is_err())
+        };
         // SAFETY: leave the child without running the parent's exit path.
         unsafe { libc::_exit(code) };
     }

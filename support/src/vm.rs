@@ -1,10 +1,24 @@
 //! Virtual-memory system calls for the VM benches (lat_mmap,
-//! lat_pagefault, lat_sig's protection fault): thin `#[inline]` wrappers,
-//! `MAP_FAILED`/`-1` become `io::Error`, so a timed loop pays the syscall
-//! and a compare.
+//! lat_pagefault, lat_vm, lat_sig's protection fault): thin `#[inline]`
+//! wrappers, `MAP_FAILED`/`-1` become `io::Error`, so a timed loop pays the
+//! syscall and a compare.
+//!
+//! [`Region`] is an anonymous mapping as a safe type (lat_vm's regions):
+//! nix's mman calls behind a type that never lends a reference into the
+//! memory, so changing its protection or discarding its pages cannot break
+//! a Rust reference. `map`/`unmap` stay raw `libc` calls with raw pointers:
+//! lat_mmap, lat_pagefault and lat_vm's munmap time exactly those calls,
+//! on ranges the caller carves up itself.
 
+use std::ffi::c_void;
 use std::io;
+use std::num::NonZeroUsize;
 use std::os::fd::RawFd;
+use std::ptr::NonNull;
+
+use nix::errno::Errno;
+use nix::sys::mman::{self, MapFlags};
+pub use nix::sys::mman::{MmapAdvise, ProtFlags};
 
 /// `mmap(2)` of `len` bytes of `fd` from offset 0 (fd -1 with
 /// MAP_ANONYMOUS). The caller unmaps it.
@@ -27,44 +41,178 @@ pub fn map(len: usize, prot: libc::c_int, flags: libc::c_int, fd: RawFd) -> io::
 #[inline]
 pub unsafe fn unmap(p: *mut u8, len: usize) -> io::Result<()> {
     // SAFETY: the caller's contract.
-    if unsafe { libc::munmap(p.cast(), len) } != 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    Errno::result(unsafe { libc::munmap(p.cast(), len) })?;
+    Ok(())
+}
+
+/// The non-null start of a range, as nix's mman calls take it.
+#[inline]
+fn start(p: *mut u8) -> io::Result<NonNull<c_void>> {
+    NonNull::new(p.cast()).ok_or_else(|| Errno::EINVAL.into())
 }
 
 /// `mprotect(2)` of a range we mapped.
 #[inline]
 pub fn protect(p: *mut u8, len: usize, prot: libc::c_int) -> io::Result<()> {
-    // SAFETY: changes protection only; an invalid range is an error return.
-    if unsafe { libc::mprotect(p.cast(), len, prot) } != 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
+    let prot = ProtFlags::from_bits_retain(prot);
+    // SAFETY: changes protection only (no Rust reference is made here); an
+    // invalid range is an error return.
+    unsafe { mman::mprotect(start(p)?, len, prot) }.map_err(Into::into)
+}
+
+/// `madvise(2)` on a range we mapped, hints only: advice that discards
+/// contents (MADV_DONTNEED, MADV_FREE, MADV_REMOVE) is refused, as a raw
+/// range may hold referenced data ([`Region::advise`] takes any).
+#[inline]
+pub fn advise(p: *mut u8, len: usize, advice: MmapAdvise) -> io::Result<()> {
+    if discards(advice) {
+        return Err(io::Error::other(format!(
+            "{advice:?} discards memory: use vm::Region"
+        )));
+    }
+    // SAFETY: hints (checked above) change no memory contents; an invalid
+    // range is an error return.
+    unsafe { mman::madvise(start(p)?, len, advice) }.map_err(Into::into)
+}
+
+/// Advice after which the range may read back as zeroes.
+#[inline]
+fn discards(advice: MmapAdvise) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if advice == MmapAdvise::MADV_REMOVE {
+        return true;
+    }
+    matches!(advice, MmapAdvise::MADV_DONTNEED | MmapAdvise::MADV_FREE)
+}
+
+/// Fresh private anonymous read-write memory, unmapped on drop: `len`
+/// bytes from an `align`-aligned start (the mapping is `len + align`
+/// bytes; the part before the start and after the end stays unused).
+///
+/// Only addresses leave it, never a reference into the memory, so
+/// [`Region::protect`] and [`Region::advise`] (MADV_DONTNEED included)
+/// are safe: the worst a misuse can do is a SIGSEGV on a touch of a page
+/// made read-only, never a changed value behind a reference.
+#[derive(Debug)]
+pub struct Region {
+    map: NonNull<c_void>,
+    map_len: usize,
+    start: NonNull<u8>,
+    len: usize,
+}
+
+impl Region {
+    /// Maps `len + align` bytes (a non-zero `len`; `align` a power of two,
+    /// or 0 for none) and keeps the `len` bytes from the first
+    /// `align`-aligned address.
+    pub fn anon(len: usize, align: usize) -> io::Result<Region> {
+        let align = align.max(1);
+        if len == 0 || !align.is_power_of_two() {
+            return Err(io::Error::other(format!(
+                "region of {len} bytes aligned to {align}: want a non-zero size and a power of two"
+            )));
+        }
+        let map_len = len
+            .checked_add(align)
+            .and_then(NonZeroUsize::new)
+            .ok_or_else(|| io::Error::other(format!("region of {len} bytes: too large")))?;
+        // SAFETY: a fresh private anonymous mapping at a kernel-chosen
+        // address (no hint, no MAP_FIXED): nothing existing changes.
+        let map = unsafe {
+            mman::mmap_anonymous(
+                None,
+                map_len,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_PRIVATE,
+            )
+        }?;
+        let skip = (map.as_ptr() as usize).next_multiple_of(align) - map.as_ptr() as usize;
+        // skip < align, so start..start + len is inside the mapping.
+        let start = NonNull::new(map.as_ptr().cast::<u8>().wrapping_add(skip))
+            .ok_or_else(|| io::Error::other("mmap returned the last page of the address space"))?;
+        Ok(Region {
+            map,
+            map_len: map_len.get(),
+            start,
+            len,
+        })
+    }
+
+    /// Bytes usable from [`Region::addr`].
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never: a region has at least one byte.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The aligned start.
+    pub fn addr(&self) -> *mut u8 {
+        self.start.as_ptr()
+    }
+
+    /// `madvise(2)` of the whole region, any advice (MADV_DONTNEED gives
+    /// back zeroed pages: nothing refers to their old contents).
+    #[inline]
+    pub fn advise(&self, advice: MmapAdvise) -> io::Result<()> {
+        // SAFETY: the range is this region, inside our own mapping; no
+        // reference into it exists (see the type's doc).
+        unsafe { mman::madvise(self.start.cast(), self.len, advice) }.map_err(Into::into)
+    }
+
+    /// `mprotect(2)` of the whole region.
+    #[inline]
+    pub fn protect(&self, prot: ProtFlags) -> io::Result<()> {
+        // SAFETY: as in advise: our own range, no reference into it.
+        unsafe { mman::mprotect(self.start.cast(), self.len, prot) }.map_err(Into::into)
+    }
+
+    /// Writes 1 (volatile) to the first byte.
+    #[inline]
+    pub fn touch(&self) {
+        // SAFETY: a region has at least one byte; see touch_every.
+        unsafe { self.start.as_ptr().write_volatile(1) };
+    }
+
+    /// Writes 1 (volatile) to `n` bytes `step` apart from the start: the
+    /// first write to a page faults it in. Panics unless all `n` are
+    /// inside the region (checked once, before the first write).
+    #[inline]
+    pub fn touch_every(&self, step: usize, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let last = (n - 1).checked_mul(step);
+        assert!(
+            last.is_some_and(|l| l < self.len),
+            "{n} touches {step} bytes apart overrun a {}-byte region",
+            self.len
+        );
+        let p = self.start.as_ptr();
+        for i in 0..n {
+            // SAFETY: i * step <= (n - 1) * step < len (asserted): inside
+            // the region, which is mapped read-write unless the caller made
+            // it read-only (then the write is a SIGSEGV, not a wrong value).
+            unsafe { p.add(i * step).write_volatile(1) };
+        }
     }
 }
 
-/// `madvise(2)` on a range we mapped (advice that never discards data).
-#[inline]
-pub fn advise(p: *mut u8, len: usize, advice: libc::c_int) -> io::Result<()> {
-    // SAFETY: the benches pass only hints (MADV_RANDOM...), which change
-    // no memory contents; an invalid range is an error return.
-    if unsafe { libc::madvise(p.cast(), len, advice) } != 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: exactly the mapping made in `anon`; only addresses were
+        // lent out, and they die with the region.
+        let _ = unsafe { mman::munmap(self.map, self.map_len) };
     }
 }
 
 /// The page size in bytes.
 pub fn page_size() -> usize {
-    // SAFETY: sysconf has no memory arguments.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 {
-        n as usize
-    } else {
-        4096
+    match nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
+        Ok(Some(n)) if n > 0 => n as usize,
+        _ => 4096,
     }
 }
 
@@ -91,18 +239,13 @@ pub fn mem_available() -> Option<u64> {
 /// "1 touches took no fault" for a touch of a fresh mapping of a cached
 /// file (lat_pagefault/per_fault, default preset).
 pub fn faults() -> io::Result<u64> {
-    #[cfg(target_os = "linux")]
-    let who = libc::RUSAGE_THREAD;
-    #[cfg(not(target_os = "linux"))]
-    let who = libc::RUSAGE_SELF;
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: ru is valid for one struct rusage.
-    if unsafe { libc::getrusage(who, ru.as_mut_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: getrusage succeeded and filled it.
-    let ru = unsafe { ru.assume_init() };
-    Ok(ru.ru_minflt as u64 + ru.ru_majflt as u64)
+    use nix::sys::resource::{getrusage, UsageWho};
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let who = UsageWho::RUSAGE_THREAD;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let who = UsageWho::RUSAGE_SELF;
+    let ru = getrusage(who)?;
+    Ok(ru.minor_page_faults() as u64 + ru.major_page_faults() as u64)
 }
 
 #[cfg(test)]
@@ -125,8 +268,10 @@ mod tests {
             unsafe { p.add(i * page).write_volatile(1) };
         }
         assert!(faults().unwrap() > before);
-        advise(p, 4 * page, libc::MADV_RANDOM).unwrap();
+        advise(p, 4 * page, MmapAdvise::MADV_RANDOM).unwrap();
+        assert!(advise(p, 4 * page, MmapAdvise::MADV_DONTNEED).is_err());
         protect(p, 4 * page, libc::PROT_READ).unwrap();
+        assert!(protect(std::ptr::null_mut(), page, libc::PROT_READ).is_err());
         // SAFETY: nothing refers to the mapping anymore.
         unsafe { unmap(p, 4 * page) }.unwrap();
         assert!(map(
@@ -136,5 +281,34 @@ mod tests {
             -1
         )
         .is_err());
+    }
+
+    #[test]
+    fn region_aligns_touches_and_discards() {
+        let page = page_size();
+        let r = Region::anon(4 * page, 8 * page).unwrap();
+        assert_eq!(r.addr() as usize % (8 * page), 0);
+        assert_eq!(r.len(), 4 * page);
+        let before = faults().unwrap();
+        r.touch_every(page, 4);
+        assert!(faults().unwrap() >= before + 4);
+        // DONTNEED empties the pages: the next touches fault again.
+        r.advise(MmapAdvise::MADV_DONTNEED).unwrap();
+        let before = faults().unwrap();
+        r.touch_every(page, 4);
+        assert!(faults().unwrap() >= before + 4);
+        r.protect(ProtFlags::PROT_READ).unwrap();
+        r.protect(ProtFlags::PROT_READ | ProtFlags::PROT_WRITE)
+            .unwrap();
+        r.touch_every(page, 0);
+        assert!(Region::anon(0, page).is_err());
+        assert!(Region::anon(page, 3).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "overrun")]
+    fn region_refuses_a_touch_outside() {
+        let page = page_size();
+        Region::anon(page, 0).unwrap().touch_every(page, 2);
     }
 }

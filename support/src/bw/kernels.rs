@@ -15,6 +15,7 @@
 
 use std::alloc::{self, Layout};
 use std::io;
+use std::mem::size_of;
 use std::ptr::{read_volatile, write_volatile};
 
 /// Alignment of every buffer: a page, as lmbench's valloc.
@@ -70,35 +71,49 @@ impl Buf {
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: initialised (written in new) and owned for self's life.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len()) }
+        self.view()
     }
 
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as above, borrowed mutably.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len()) }
+        self.view_mut()
     }
 
     pub fn as_u32(&self) -> &[u32] {
-        // SAFETY: page aligned, len a multiple of 4, initialised.
-        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len() / 4) }
+        self.view()
     }
 
     pub fn as_u32_mut(&mut self) -> &mut [u32] {
-        // SAFETY: as above, borrowed mutably.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / 4) }
+        self.view_mut()
     }
 
     pub fn as_u64(&self) -> &[u64] {
-        // SAFETY: page aligned, len a multiple of 8, initialised.
-        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len() / 8) }
+        self.view()
     }
 
     pub fn as_u64_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as above, borrowed mutably.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / 8) }
+        self.view_mut()
+    }
+
+    /// The buffer as integers of type `T` (u8, u32 or u64).
+    fn view<T: Int>(&self) -> &[T] {
+        // SAFETY: page aligned (so aligned for T), len a multiple of STEP
+        // (so of T's size), initialised in new, owned for self's life;
+        // every bit pattern is a valid integer.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len() / size_of::<T>()) }
+    }
+
+    /// As [`Buf::view`], borrowed mutably.
+    fn view_mut<T: Int>(&mut self) -> &mut [T] {
+        // SAFETY: as in view, with self borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast(), self.len() / size_of::<T>()) }
     }
 }
+
+/// The integer types a [`Buf`] is viewed as: any bit pattern is valid.
+trait Int: Copy {}
+impl Int for u8 {}
+impl Int for u32 {}
+impl Int for u64 {}
 
 impl Drop for Buf {
     fn drop(&mut self) {
@@ -107,8 +122,20 @@ impl Drop for Buf {
     }
 }
 
+/// One volatile load through a reference: an access of exactly `T`'s size
+/// that the compiler may not merge, widen, vectorise or drop.
+#[inline(always)]
+fn load<T: Copy>(r: &T) -> T {
+    // SAFETY: a reference is valid, aligned and initialised for reads.
+    unsafe { read_volatile(r) }
+}
+
 // The loops below index with `i + k` only while `i + STEP/size < len`,
-// which holds because lengths are multiples of STEP (asserted).
+// which holds because lengths are multiples of STEP (asserted). They stay
+// raw-pointer loops on purpose: the same loops over `chunks_exact` and
+// reference-based volatile accesses (no unsafe per kernel) compiled to
+// the same accesses but other loop control and unrolling (seen in the
+// disassembly, issue 14), and the kernels' code is pinned.
 
 /// rd: sums one u32 per 16 bytes (lmbench's rd).
 #[inline(never)]
@@ -243,19 +270,24 @@ pub fn fcp(src: &[u64], dst: &mut [u64]) {
     }
 }
 
-/// bzero: libc's memset to 0.
-#[inline(never)]
-pub fn bzero(a: &mut [u8]) {
-    // SAFETY: a is valid for a.len() bytes of writes.
-    unsafe { libc::memset(a.as_mut_ptr().cast(), 0, a.len()) };
+/// A volatile sum of a few words (a tail shorter than a chunk).
+#[inline]
+pub fn sum_tail(words: &[u64]) -> u64 {
+    words.iter().fold(0u64, |s, w| s.wrapping_add(load(w)))
 }
 
-/// bcopy: libc's memcpy (the buffers cannot overlap: two borrows).
+/// bzero: libc's memset to 0 (`fill(0)` is a call to memset).
+#[inline(never)]
+pub fn bzero(a: &mut [u8]) {
+    a.fill(0);
+}
+
+/// bcopy: libc's memcpy (`copy_from_slice` is a call to memcpy; the
+/// buffers cannot overlap: two borrows).
 #[inline(never)]
 pub fn bcopy(src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len());
-    // SAFETY: both valid for len bytes; distinct borrows do not overlap.
-    unsafe { libc::memcpy(dst.as_mut_ptr().cast(), src.as_ptr().cast(), src.len()) };
+    dst.copy_from_slice(src);
 }
 
 #[cfg(test)]

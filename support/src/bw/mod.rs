@@ -14,6 +14,8 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use nix::errno::Errno;
+
 use crate::proc::{wait_readable, ChildGuard};
 
 /// lmbench's transfer unit: the writers write, and readers read, at most
@@ -34,14 +36,6 @@ pub fn parse_size(s: &str) -> Option<usize> {
     usize::try_from(crate::size::parse(s).ok()?).ok()
 }
 
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
 // Pipes and socketpairs come from `ipc` (close-on-exec, as here).
 pub use crate::ipc::{pipe, socketpair};
 
@@ -49,7 +43,7 @@ pub use crate::ipc::{pipe, socketpair};
 pub fn set_sockopt(fd: RawFd, opt: libc::c_int, value: usize) -> io::Result<()> {
     let v = value as libc::c_int;
     // SAFETY: v is a valid int for the duration of the call.
-    cvt(unsafe {
+    Errno::result(unsafe {
         libc::setsockopt(
             fd,
             libc::SOL_SOCKET,
@@ -57,8 +51,8 @@ pub fn set_sockopt(fd: RawFd, opt: libc::c_int, value: usize) -> io::Result<()> 
             (&v as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         )
-    })
-    .map(drop)
+    })?;
+    Ok(())
 }
 
 /// A listener on 127.0.0.1 with a kernel-chosen port whose accepted
@@ -154,55 +148,34 @@ pub fn spawn_writer(peer: &str, args: &[&str], stdout: Option<OwnedFd>) -> io::R
 /// lseek(2) to the start of the file.
 #[inline]
 pub fn rewind(fd: RawFd) -> io::Result<()> {
-    // SAFETY: lseek touches no memory.
-    let r = unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    // SAFETY: lseek touches no memory (a bad fd is an error return).
+    Errno::result(unsafe { libc::lseek(fd, 0, libc::SEEK_SET) })?;
+    Ok(())
 }
 
-/// A read-only shared mapping of a whole file, unmapped on drop.
-pub struct Mapping {
-    ptr: *mut libc::c_void,
-    len: usize,
-}
+/// A read-only shared mapping of a file (memmap2), unmapped on drop.
+///
+/// memmap2 ignores munmap's result on drop; unmapping a whole mapping of
+/// ours cannot fail (no split, valid range), so nothing is lost.
+pub struct Mapping(memmap2::Mmap);
 
 impl Mapping {
-    /// mmap(2) of `len` bytes of `fd` (PROT_READ, MAP_SHARED).
+    /// mmap(2) of the first `len` bytes of `fd` (PROT_READ, MAP_SHARED).
     #[inline]
     pub fn new(fd: RawFd, len: usize) -> io::Result<Mapping> {
-        // SAFETY: a fresh mapping chosen by the kernel; no existing memory
-        // is affected.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Mapping { ptr, len })
+        // SAFETY: the suite maps only its own scratch files, which nothing
+        // writes or truncates while they are mapped (memmap2's contract).
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(fd) }?;
+        Ok(Mapping(map))
     }
 
-    /// The mapping as 4-byte ints (mappings are page aligned).
-    pub fn as_u32(&self) -> &[u32] {
-        // SAFETY: the mapping is readable for len bytes while self lives,
-        // page aligned, and nothing writes it through this process.
-        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len / 4) }
-    }
-
-    /// The mapping as 8-byte words (mappings are page aligned).
+    /// The mapping as 8-byte words (mappings are page aligned; a trailing
+    /// partial word is left out).
     pub fn as_u64(&self) -> &[u64] {
-        // SAFETY: as in as_u32; len is a multiple of 8 for every file the
-        // suite maps (a trailing partial word is left out).
-        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len / 8) }
+        let bytes: &[u8] = &self.0;
+        // SAFETY: page aligned (so aligned for u64), readable for
+        // bytes.len() bytes while self lives; any bit pattern is a u64.
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len() / 8) }
     }
 
     /// Sums every 8-byte word of the mapping: the reread pass of
@@ -210,22 +183,6 @@ impl Mapping {
     #[inline]
     pub fn sum(&self) -> u64 {
         sum_words(self.as_u64())
-    }
-
-    /// munmap(2), reporting its error (Drop ignores it).
-    #[inline]
-    pub fn unmap(self) -> io::Result<()> {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: ptr/len are exactly what mmap returned; no references
-        // into the mapping outlive `self`.
-        cvt(unsafe { libc::munmap(me.ptr, me.len) }).map(drop)
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: as in unmap.
-        unsafe { libc::munmap(self.ptr, self.len) };
     }
 }
 
@@ -237,12 +194,7 @@ impl Drop for Mapping {
 #[inline]
 pub fn sum_words(words: &[u64]) -> u64 {
     let bulk = words.len() / 8 * 8;
-    let mut s = kernels::frd(&words[..bulk]);
-    for w in &words[bulk..] {
-        // SAFETY: w is a valid reference.
-        s = s.wrapping_add(unsafe { std::ptr::read_volatile(w) });
-    }
-    s
+    kernels::frd(&words[..bulk]).wrapping_add(kernels::sum_tail(&words[bulk..]))
 }
 
 /// Reads `size` bytes of the open file from its current offset in reads of
@@ -373,7 +325,7 @@ mod tests {
         assert_eq!(map.sum(), want);
         // Every word counts: one fewer word is a different sum.
         assert_ne!(sum_words(&map.as_u64()[..words - 1]), want);
-        map.unmap().unwrap();
+        drop(map);
     }
 
     #[test]
