@@ -32,10 +32,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::{lat_fs as cat, Metric};
 use lmbench_support::fs::scratch_dir;
-use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
+use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::sys;
 
 const FILES_PER_DIR: usize = 100;
@@ -189,9 +189,4 @@ fn lat_fs(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_fs
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_fs);
