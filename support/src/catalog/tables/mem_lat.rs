@@ -156,7 +156,7 @@ pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
 
 /// The curve levels are read from: the widest stride, which the hardware
 /// prefetchers follow least (stride 128 hides most of L2 and L3).
-pub const LEVEL_FN: &str = "s1024";
+pub const LEVEL_FN: &str = lm::function::S1024;
 
 /// Where the curve says cache levels end: each rise of at least 30 %, as
 /// (last size before it, size where it tops out); a level's size lies
