@@ -22,10 +22,13 @@
 
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::bw::{self, kernels};
-use lmbench_support::catalog::{bw_file_rd::PROGRAM, Metric};
-use lmbench_support::harness::{check, config, failed, test_mode, timed_loop, Class, Group};
+use lmbench_support::catalog::{
+    bw_file_rd::{mode, PROGRAM},
+    Metric,
+};
+use lmbench_support::harness::{check, failed, test_mode, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 fn bw_file_rd(c: &mut Criterion) {
@@ -47,7 +50,7 @@ fn bw_file_rd(c: &mut Criterion) {
         let mut buf = check(m, "buffer", kernels::Buf::new(bw::XFER, 0));
         g.bytes_per_iter(size as u64);
         match mode {
-            "io_only" => {
+            mode::IO_ONLY => {
                 let fd = check(m, "open", sys::open(path, libc::O_RDONLY));
                 check(m, "untimed read", bw::read_sum(fd, &mut buf, size));
                 g.bench(m, |iters| {
@@ -65,7 +68,7 @@ fn bw_file_rd(c: &mut Criterion) {
                 });
                 check(m, "close", sys::close(fd));
             }
-            "open2close" => {
+            mode::OPEN2CLOSE => {
                 let once = || -> std::io::Result<u64> {
                     let fd = sys::open(path, libc::O_RDONLY)?;
                     let r = bw::read_sum(fd, &mut buf, size);
@@ -82,9 +85,4 @@ fn bw_file_rd(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = bw_file_rd
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(bw_file_rd);

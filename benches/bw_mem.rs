@@ -32,11 +32,11 @@
 
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use criterion::{Criterion, SamplingMode};
 use lmbench_support::bw::{ceiling, kernels, kernels::Buf, parse_size};
-use lmbench_support::catalog::bw_mem::{self as cat, PROGRAM};
+use lmbench_support::catalog::bw_mem::{self as cat, mode, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, test_mode, Class, Group};
+use lmbench_support::harness::{check, test_mode, Class, Group};
 
 const TEST_CAP: usize = 1 << 20;
 
@@ -68,15 +68,15 @@ fn passes(mode: &str, iters: u64, a: &mut Buf, b: &mut Buf) -> Duration {
         }};
     }
     match mode {
-        "rd" => timed!(kernels::rd(a.as_u32())),
-        "wr" => timed!(kernels::wr(a.as_u32_mut())),
-        "rdwr" => timed!(kernels::rdwr(a.as_u32_mut())),
-        "cp" => timed!(kernels::cp(a.as_u32(), b.as_u32_mut())),
-        "frd" => timed!(kernels::frd(a.as_u64())),
-        "fwr" => timed!(kernels::fwr(a.as_u64_mut())),
-        "fcp" => timed!(kernels::fcp(a.as_u64(), b.as_u64_mut())),
-        "bzero" => timed!(kernels::bzero(a.as_bytes_mut())),
-        "bcopy" => timed!(kernels::bcopy(a.as_bytes(), b.as_bytes_mut())),
+        mode::RD => timed!(kernels::rd(a.as_u32())),
+        mode::WR => timed!(kernels::wr(a.as_u32_mut())),
+        mode::RDWR => timed!(kernels::rdwr(a.as_u32_mut())),
+        mode::CP => timed!(kernels::cp(a.as_u32(), b.as_u32_mut())),
+        mode::FRD => timed!(kernels::frd(a.as_u64())),
+        mode::FWR => timed!(kernels::fwr(a.as_u64_mut())),
+        mode::FCP => timed!(kernels::fcp(a.as_u64(), b.as_u64_mut())),
+        mode::BZERO => timed!(kernels::bzero(a.as_bytes_mut())),
+        mode::BCOPY => timed!(kernels::bcopy(a.as_bytes(), b.as_bytes_mut())),
         other => unreachable!("bw_mem mode {other} has no kernel"),
     }
 }
@@ -92,9 +92,11 @@ fn verify(m: &Metric, mode: &str, a: &mut Buf, b: &mut Buf) {
     }
     passes(mode, 1, a, b);
     let ok = match mode {
-        "cp" | "fcp" | "bcopy" => b.as_u32()[0] == 0xabcd && b.as_u32()[n - 16] == 0x1234,
-        "wr" | "rdwr" => a.as_u32()[0] != 0xabcd && a.as_u32()[n - 16] != 0x1234,
-        "fwr" | "bzero" => a.as_u64()[0] == 0 && a.as_u32()[n - 16] != 0x1234,
+        mode::CP | mode::FCP | mode::BCOPY => {
+            b.as_u32()[0] == 0xabcd && b.as_u32()[n - 16] == 0x1234
+        }
+        mode::WR | mode::RDWR => a.as_u32()[0] != 0xabcd && a.as_u32()[n - 16] != 0x1234,
+        mode::FWR | mode::BZERO => a.as_u64()[0] == 0 && a.as_u32()[n - 16] != 0x1234,
         _ => true,
     };
     if !ok {
@@ -138,7 +140,7 @@ fn bw_mem(c: &mut Criterion) {
             let m = cat::metric(mode, size_id).expect("in catalog");
             verify(m, mode, &mut a, &mut b);
             // The libc modes at the summary size get their ceilings.
-            let record = !testing && matches!(*mode, "bcopy" | "bzero") && size == top;
+            let record = !testing && matches!(*mode, mode::BCOPY | mode::BZERO) && size == top;
             let mut calls = Vec::new();
             g.bytes_per_iter(size as u64);
             g.bench(m, |iters| {
@@ -162,7 +164,7 @@ fn bw_mem(c: &mut Criterion) {
 /// mem` at the same size.
 fn print_ceilings(mode: &str, size: usize, ours: f64, a: &mut Buf, b: &mut Buf) {
     let (kind, plain) = match mode {
-        "bcopy" => ("memcpy", ceiling::memcpy_plain(a, b)),
+        mode::BCOPY => ("memcpy", ceiling::memcpy_plain(a, b)),
         _ => ("memset", ceiling::memset_plain(a)),
     };
     let mut line = format!(
@@ -183,12 +185,4 @@ fn print_ceilings(mode: &str, size: usize, ours: f64, a: &mut Buf, b: &mut Buf) 
     println!("{line}");
 }
 
-criterion_group! {
-    name = benches;
-    // No plots: Criterion's plotting costs seconds of CPU per benchmark,
-    // which for ~160 points would dwarf the measuring (estimates and the
-    // saved samples are unaffected).
-    config = config();
-    targets = bw_mem
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(bw_mem);

@@ -22,10 +22,13 @@
 
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::bw::{self, Mapping};
-use lmbench_support::catalog::{bw_mmap_rd::PROGRAM, Metric};
-use lmbench_support::harness::{check, config, test_mode, timed_loop, Class, Group};
+use lmbench_support::catalog::{
+    bw_mmap_rd::{mode, PROGRAM},
+    Metric,
+};
+use lmbench_support::harness::{check, test_mode, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 fn bw_mmap_rd(c: &mut Criterion) {
@@ -46,7 +49,7 @@ fn bw_mmap_rd(c: &mut Criterion) {
         let path = file.c_path();
         g.bytes_per_iter(size as u64);
         match mode {
-            "mmap_only" => {
+            mode::MMAP_ONLY => {
                 let fd = check(m, "open", sys::open(path, libc::O_RDONLY));
                 let map = check(m, "mmap", Mapping::new(fd, size));
                 std::hint::black_box(map.sum());
@@ -60,7 +63,7 @@ fn bw_mmap_rd(c: &mut Criterion) {
                 drop(map);
                 check(m, "close", sys::close(fd));
             }
-            "open2close" => {
+            mode::OPEN2CLOSE => {
                 let once = || -> std::io::Result<u64> {
                     let fd = sys::open(path, libc::O_RDONLY)?;
                     // The mapping is unmapped as it drops, before the close.
@@ -77,9 +80,4 @@ fn bw_mmap_rd(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = bw_mmap_rd
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(bw_mmap_rd);

@@ -12,9 +12,9 @@
 //! a 3 s deadline (`harness::timed_reads`: a timer, no thread). The writer
 //! is killed and reaped when we are done.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::bw_pipe::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, stream_read_bw};
+use lmbench_support::harness::stream_read_bw;
 use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -23,9 +23,4 @@ fn bw_pipe(c: &mut Criterion) {
     stream_read_bw(c, &PROGRAM, &cat::READ_64K, ipc::pipe(), PEER);
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = bw_pipe
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(bw_pipe);

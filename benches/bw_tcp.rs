@@ -30,13 +30,13 @@
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::bw::{self, kernels::Buf};
 use lmbench_support::catalog::{
     bw_tcp::{self as cat, PROGRAM},
     Metric,
 };
-use lmbench_support::harness::{check, config, timed_reads, timed_transfer, Class, Group};
+use lmbench_support::harness::{check, timed_reads, timed_transfer, Class, Group};
 use lmbench_support::remote;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -92,9 +92,4 @@ fn bw_tcp_remote(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = bw_tcp, bw_tcp_remote
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(bw_tcp, bw_tcp_remote);

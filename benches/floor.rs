@@ -32,11 +32,11 @@
 //! measurements (they are taken at different moments), which bounds how
 //! far any ratio can be trusted.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::floor::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{bench_peer_op, check, config, on_one_cpu, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, on_one_cpu, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -101,9 +101,4 @@ fn floor(c: &mut Criterion) {
     drop(file);
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = floor
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(floor);

@@ -11,9 +11,9 @@
 //! `clocksource`) cannot be read from user space and the vDSO falls back
 //! to the system call: news for anyone timing anything on this machine.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_clock::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, timed_loop, Class, Group};
+use lmbench_support::harness::{check, timed_loop, Class, Group};
 use lmbench_support::kpath;
 
 fn lat_clock(c: &mut Criterion) {
@@ -48,9 +48,4 @@ fn lat_clock(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_clock
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_clock);

@@ -34,9 +34,9 @@
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_connect::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::harness::{check, failed, Class, Group};
 use lmbench_support::ipc;
 use lmbench_support::remote;
 use lmbench_support::stall::Stall;
@@ -86,9 +86,4 @@ fn lat_connect_remote(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_connect, lat_connect_remote
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_connect, lat_connect_remote);

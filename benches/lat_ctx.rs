@@ -36,10 +36,10 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use criterion::{Criterion, SamplingMode};
 use lmbench_support::catalog::lat_ctx::{self as cat, PROGRAM, SHAPES};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::peer::ctx::Paired;
 use lmbench_support::proc::Peer;
 
@@ -92,9 +92,4 @@ fn lat_ctx(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_ctx
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_ctx);

@@ -31,10 +31,10 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::{lat_fs as cat, Metric};
 use lmbench_support::fs::scratch_dir;
-use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
+use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use nix::fcntl::{open, openat, OFlag};
 use nix::sys::stat::Mode;
 use nix::unistd::{close, unlinkat, write, UnlinkatFlags};
@@ -183,9 +183,4 @@ fn lat_fs(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_fs
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_fs);

@@ -43,7 +43,7 @@
 //! 1 GiB; where 4x the last-level cache is larger, the summary says so.
 //! In Criterion's test mode (`cargo test --benches`) sizes stop at 1 MiB.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_mem_rd::{
     self as cat, INPAGE_FN, MAX_SIZE, PAGE_FN, PROGRAM, RAND_FN,
 };
@@ -104,9 +104,4 @@ fn lat_mem_rd(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = sweep_config();
-    targets = lat_mem_rd
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(config = sweep_config(); lat_mem_rd);

@@ -28,11 +28,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_mmap::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
-use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
+use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::vm;
 
 const STRIDE: usize = 16 << 10;
@@ -119,9 +119,4 @@ fn lat_mmap(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_mmap
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_mmap);

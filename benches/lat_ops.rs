@@ -23,7 +23,7 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_ops::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{config, failed, Class, Group};
@@ -75,9 +75,4 @@ fn lat_ops(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config().without_plots();
-    targets = lat_ops
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(config = config().without_plots(); lat_ops);

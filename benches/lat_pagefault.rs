@@ -53,11 +53,11 @@ use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use criterion::{Criterion, SamplingMode};
 use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
-use lmbench_support::harness::{check, config, failed, scratch_root_or_exit, Class, Group};
+use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::vm;
 
 const FILE_SIZE: usize = 8 << 20;
@@ -277,9 +277,4 @@ fn lat_pagefault(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_pagefault
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_pagefault);

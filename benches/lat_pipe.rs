@@ -17,10 +17,10 @@
 //! added per round trip: one timer_settime(2) before and after each
 //! timed call.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_pipe::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, on_one_cpu, Class, Group};
+use lmbench_support::harness::{check, on_one_cpu, Class, Group};
 use lmbench_support::ipc;
 use lmbench_support::stall::Stall;
 use std::os::fd::AsRawFd;
@@ -68,9 +68,4 @@ fn pipe(c: &mut Criterion, m: &'static Metric) {
     drop(peer);
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_pipe
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_pipe);

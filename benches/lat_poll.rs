@@ -15,9 +15,9 @@
 //!
 //! Linux-only (eventfd, epoll); elsewhere every metric is skipped, said.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_poll::PROGRAM;
-use lmbench_support::harness::{config, Class, Group};
+use lmbench_support::harness::{Class, Group};
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
@@ -137,9 +137,4 @@ fn lat_poll(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_poll
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_poll);

@@ -25,9 +25,9 @@
 //! stops answering fails it too, after ten times the time its request
 //! should take plus 10 s (`Peer::call_timed`).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::{lat_proc as cat, Metric};
-use lmbench_support::harness::{bench_peer_op, check, config, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -61,9 +61,4 @@ fn lat_proc(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_proc
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_proc);

@@ -25,10 +25,10 @@
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_rpc::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::harness::{check, failed, Class, Group};
 use lmbench_support::{ipc, remote, rpc};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -83,9 +83,4 @@ fn lat_rpc_remote(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_rpc, lat_rpc_remote
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_rpc, lat_rpc_remote);

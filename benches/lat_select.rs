@@ -17,11 +17,11 @@
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_select::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, config, failed, Class, Group};
+use lmbench_support::harness::{check, failed, Class, Group};
 use lmbench_support::ipc;
 use nix::sys::select::{select, FdSet};
 use nix::sys::time::TimeVal;
@@ -98,9 +98,4 @@ fn lat_select(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_select
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_select);

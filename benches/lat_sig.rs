@@ -48,9 +48,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_sig::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, config, failed, timed_loop, Class, Group};
+use lmbench_support::harness::{check, failed, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 static CAUGHT: AtomicU64 = AtomicU64::new(0);
@@ -163,9 +163,4 @@ mod prot {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_sig
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_sig);

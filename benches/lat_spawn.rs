@@ -18,9 +18,9 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_spawn::{self as cat, PROGRAM};
-use lmbench_support::harness::{bench_peer_op, check, config, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -61,9 +61,4 @@ fn lat_spawn(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_spawn
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_spawn);

@@ -10,10 +10,10 @@
 //!
 //! Every return value is checked; a failure panics with the metric id.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_syscall::{self as cat, PROGRAM};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, config, timed_loop, Class, Group};
+use lmbench_support::harness::{check, timed_loop, Class, Group};
 use lmbench_support::sys;
 
 fn lat_syscall(c: &mut Criterion) {
@@ -77,9 +77,4 @@ fn lat_syscall(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_syscall
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_syscall);

@@ -18,9 +18,9 @@
 //! connection are made untimed; the server answers from a plain blocking
 //! loop, as the local peer does.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_tcp::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, on_one_cpu, socket_echo, Class, Group};
+use lmbench_support::harness::{on_one_cpu, socket_echo, Class, Group};
 use lmbench_support::{ipc, remote};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -41,9 +41,4 @@ fn lat_tcp_remote(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_tcp, lat_tcp_remote
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_tcp, lat_tcp_remote);

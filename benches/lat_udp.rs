@@ -24,9 +24,9 @@
 //! connection are made untimed; the server answers from a plain blocking
 //! loop, as the local peer does.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_udp::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, on_one_cpu, socket_echo, Class, Group};
+use lmbench_support::harness::{on_one_cpu, socket_echo, Class, Group};
 use lmbench_support::{ipc, remote};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -47,9 +47,4 @@ fn lat_udp_remote(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_udp, lat_udp_remote
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_udp, lat_udp_remote);

@@ -9,9 +9,9 @@
 //! fails the bench in seconds if the peer stops answering; one that dies
 //! gives EOF.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_unix::{self as cat, PROGRAM};
-use lmbench_support::harness::{config, on_one_cpu, socket_echo};
+use lmbench_support::harness::{on_one_cpu, socket_echo};
 use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -24,9 +24,4 @@ fn lat_unix(c: &mut Criterion) {
     });
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_unix
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_unix);

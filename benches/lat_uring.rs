@@ -15,10 +15,10 @@
 //! seccomp, a kernel before 5.6), nop and read_4k are skipped with that
 //! reason; pread_4k is measured anyway.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_uring::{self as cat, PROGRAM};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, config, timed_loop, Class, Group};
+use lmbench_support::harness::{check, timed_loop, Class, Group};
 use lmbench_support::kpath;
 
 const LEN: usize = 4096;
@@ -131,9 +131,4 @@ fn lat_uring(c: &mut Criterion) {
     drop(buf);
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_uring
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_uring);

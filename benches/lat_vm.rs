@@ -19,9 +19,9 @@
 //!
 //! Linux-only (MADV_* semantics, smaps); elsewhere skipped, said.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_vm::PROGRAM;
-use lmbench_support::harness::{config, Class, Group};
+use lmbench_support::harness::{Class, Group};
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -210,9 +210,4 @@ fn lat_vm(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_vm
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_vm);

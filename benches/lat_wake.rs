@@ -16,10 +16,10 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::lat_wake::{KINDS, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::peer::wake::UNAVAILABLE;
 use lmbench_support::proc::Peer;
 
@@ -63,9 +63,4 @@ fn lat_wake(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = lat_wake
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(lat_wake);

@@ -10,7 +10,7 @@
 //! when the two chains agree within 15 % (else the OS's nominal figure);
 //! lmbench fits more chains, to the same end.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::mhz::{self as cat, PROGRAM};
 use lmbench_support::harness::{Class, Group};
 use lmbench_support::ops::Op;
@@ -31,9 +31,4 @@ fn mhz(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = sweep_config();
-    targets = mhz
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(config = sweep_config(); mhz);

@@ -44,7 +44,7 @@
 //!   cache, and lmbench's 59-76 cannot be DRAM parallelism of one core
 //!   here: its chains are not thrash chains (see lat_mem_rd's Rand mem).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::par_mem::{self as cat, PROGRAM};
 use lmbench_support::chase::{chase_all, criterion_listing, Buffer, PAGE};
 use lmbench_support::harness::{check, Class, Group};
@@ -84,9 +84,4 @@ fn par_mem(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = sweep_config();
-    targets = par_mem
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(config = sweep_config(); par_mem);

@@ -23,9 +23,9 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use lmbench_support::catalog::scaling::{COPIES, PROGRAM, SERIES};
-use lmbench_support::harness::{check, config, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::peer::scale::memrd_bytes;
 use lmbench_support::proc::Peer;
 
@@ -87,9 +87,4 @@ fn scaling(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = scaling
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(scaling);

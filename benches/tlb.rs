@@ -42,8 +42,12 @@
 //! about 2 ns more per load; the L2 TLB's 3072 entries show as a second
 //! rise between 2048 (5.96/3.81) and 4096 pages (23-34/3.80).
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use lmbench_support::catalog::tlb::{self as cat, PROGRAM, SLOWDOWN};
+use criterion::Criterion;
+use lmbench_support::catalog::tlb::{
+    self as cat,
+    function::{LINES, PAGES},
+    PROGRAM, SLOWDOWN,
+};
 use lmbench_support::chase::{criterion_listing, Buffer, LINE, PAGE};
 use lmbench_support::harness::{check, Class, Group};
 
@@ -61,7 +65,7 @@ fn pair(
     selected: &Selection,
 ) -> Option<bool> {
     let mut ns = [None, None];
-    for (i, function) in ["pages", "lines"].into_iter().enumerate() {
+    for (i, function) in [PAGES, LINES].into_iter().enumerate() {
         let first = PROGRAM.metrics[0];
         let metric = check(
             first,
@@ -72,8 +76,8 @@ fn pair(
             continue;
         }
         let n = if listing { 1 } else { n as usize };
-        let spacing = if function == "pages" { PAGE } else { LINE };
-        let built = buf.random_chain(n, spacing, function == "pages", 0x0074_6c62);
+        let spacing = if function == PAGES { PAGE } else { LINE };
+        let built = buf.random_chain(n, spacing, function == PAGES, 0x0074_6c62);
         let chain = check(metric, "build the chain", built);
         ns[i] = bench_chain(g, metric, chain, buf, 16 << 10);
     }
@@ -133,9 +137,4 @@ fn tlb(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = sweep_config();
-    targets = tlb
-}
-criterion_main!(benches);
+lmbench_support::bench_main!(config = sweep_config(); tlb);

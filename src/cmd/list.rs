@@ -1,15 +1,19 @@
 //! `lmbench list`: every metric with its unit, the columns it feeds, and
 //! what its timed region contains.
 
+use std::collections::HashMap;
+
 use lmbench_support::catalog::{Metric, PROGRAMS, TABLES};
 
-fn columns_of(metric: &Metric) -> Vec<String> {
-    let mut cols = Vec::new();
+/// Every column each metric feeds ("table: column"), by metric id: every
+/// input a column lists, the points a computed one may pick included.
+fn columns_by_metric() -> HashMap<&'static str, Vec<String>> {
+    let mut cols: HashMap<&str, Vec<String>> = HashMap::new();
     for t in TABLES {
-        for c in t.columns {
-            if c.source.metrics().iter().any(|m| m.id == metric.id) {
-                let h = format!("{} {}", c.header[0], c.header[1]);
-                cols.push(format!("{}: {}", t.key, h.trim()));
+        for (i, c) in t.columns.iter().enumerate() {
+            let name = format!("{}: {}", t.key, t.column_name(i));
+            for m in c.source.metrics() {
+                cols.entry(m.id).or_default().push(name.clone());
             }
         }
     }
@@ -21,14 +25,13 @@ fn columns_of(metric: &Metric) -> Vec<String> {
 pub struct Args {}
 
 pub fn run(_: Args) -> anyhow::Result<()> {
+    let cols = columns_by_metric();
     for p in PROGRAMS {
         println!("{}: {}", p.name, p.about);
         for m in p.metrics {
-            let cols = columns_of(m);
-            let feeds = if cols.is_empty() {
-                "(no summary column)".to_string()
-            } else {
-                cols.join(", ")
+            let feeds = match cols.get(m.id) {
+                Some(c) => c.join(", "),
+                None => "(no summary column)".to_string(),
             };
             println!("  {:<32} {:<5} {}", m.id, m.unit.label(), feeds);
             println!("  {:<32}       timed: {}", "", m.timed);
@@ -41,6 +44,7 @@ pub fn run(_: Args) -> anyhow::Result<()> {
 /// The memory-latency table's columns read sweep points chosen from this
 /// machine's cache sizes: name them.
 fn mem_lat_points() {
+    use lmbench_support::catalog::lat_mem_rd::{point, MAX_SIZE, RAND_FN, TABLE_FN};
     use lmbench_support::catalog::tables::level_points;
     use lmbench_support::catalog::Lookup;
     use lmbench_support::size;
@@ -54,13 +58,14 @@ fn mem_lat_points() {
         }
     }
     let here = Here(lmbench_support::machine::Facts::collect());
+    let id = |function, size| point(function, size).map_or("-", |m| m.id);
     println!("mem_lat columns on this machine (stride 128, points inside each cache level):");
     for (i, p) in level_points(&here).iter().enumerate() {
         match p {
-            Some((point, (level, src))) => println!(
-                "  L{} $  lat_mem_rd/s128/{}  ({src} L{} = {})",
+            Some((at, (level, src))) => println!(
+                "  L{} $  {}  ({src} L{} = {})",
                 i + 1,
-                size::name(*point),
+                id(TABLE_FN, *at),
                 i + 1,
                 size::human(*level)
             ),
@@ -70,11 +75,9 @@ fn mem_lat_points() {
             ),
         }
     }
-    println!("  Main mem  lat_mem_rd/s128/1g    Rand mem  lat_mem_rd/thrash/1g");
     println!(
-        "mem_rand (not in lmbench): lat_mem_rd/inpage/<middle of each level>, Main mem lat_mem_rd/inpage/1g, TLB/page walk lat_mem_rd/page/1g"
-    );
-    println!(
-        "sysparams: tlb pages from tlb/pages/N vs tlb/lines/N, mem par from par_mem/chains/K, Mhz from mhz/add and mhz/xor"
+        "  Main mem  {}    Rand mem  {}",
+        id(TABLE_FN, MAX_SIZE),
+        id(RAND_FN, MAX_SIZE)
     );
 }

@@ -142,7 +142,7 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
             .iter()
             .filter(|r| r.imported.is_none() && table::has_data(t, std::slice::from_ref(*r)))
         {
-            for n in lmbench_support::catalog::tables::table_notes(t.key, r) {
+            for n in (t.notes)(r) {
                 out.push_str(&format!("  {n}\n"));
             }
         }
@@ -183,13 +183,9 @@ fn column_names(t: &Table) -> Vec<String> {
     (0..t.columns.len()).map(|i| t.column_name(i)).collect()
 }
 
-/// A column's unit: its metrics', else the table's (the clock is MHz).
+/// A column's unit (see `Column::unit`).
 fn column_unit(t: &Table, c: &Column) -> &'static str {
-    match c.source.metrics().first() {
-        Some(m) => m.unit.label(),
-        None if c.header[0] == "Mhz" => "MHz",
-        None => t.unit.label(),
-    }
+    c.unit(t).label()
 }
 
 /// Full precision for machine-readable formats, trimmed of float noise.

@@ -654,3 +654,26 @@ pub fn bench_peer_op(
         Duration::from_nanos(ns)
     });
 }
+
+/// Criterion, for [`bench_main!`](crate::bench_main)'s expansion (a bench
+/// file names no Criterion macro itself).
+#[doc(hidden)]
+pub use criterion as criterion_crate;
+
+/// The tail of every bench file: one Criterion group named `benches` over
+/// the given bench functions, and `main`. The configuration is
+/// [`config`] unless given: `bench_main!(config = sweep_config(); tlb)`.
+#[macro_export]
+macro_rules! bench_main {
+    (config = $config:expr; $($target:path),+ $(,)?) => {
+        $crate::harness::criterion_crate::criterion_group! {
+            name = benches;
+            config = $config;
+            targets = $($target),+
+        }
+        $crate::harness::criterion_crate::criterion_main!(benches);
+    };
+    ($($target:path),+ $(,)?) => {
+        $crate::bench_main!(config = $crate::harness::config(); $($target),+);
+    };
+}

@@ -15,34 +15,47 @@ pub fn runs_at(id: &str, top: u64) -> bool {
     FIXED.contains(&id) || crate::chase::parse_size(id) == Some(top)
 }
 
-/// One program's reread metrics: two modes times the sizes from 512k to
-/// 2g (`bw_mem::SIZES` from 512k on: every size the top size can be).
-macro_rules! reread_metrics {
-    ($prog:literal, $m1:literal, $d1:expr, $m2:literal, $d2:expr) => {
-        $crate::catalog::bw_file_rd::reread_metrics!(@ $prog, $m1, $d1, $m2, $d2, [
+/// One reread program: its two mode words, spelled once (the constants
+/// of its `mode` module and its metric ids come from them), times the
+/// sizes from 512k to 2g (`bw_mem::SIZES` from 512k on: every size the
+/// top size can be).
+macro_rules! reread_program {
+    ($prog:literal, $about:expr, $n1:ident = $m1:tt: $d1:expr, $n2:ident = $m2:tt: $d2:expr) => {
+        $crate::catalog::bw_file_rd::reread_program!(@ $prog, $about, $n1 = $m1: $d1, $n2 = $m2: $d2, [
             "512k", "1m", "2m", "4m", "8m", "16m", "32m", "64m", "128m", "256m", "512m", "1g",
             "2g"
-        ])
+        ]);
     };
-    (@ $prog:literal, $m1:literal, $d1:expr, $m2:literal, $d2:expr, [$($s:literal),*]) => {
-        &[
-            $(&Metric::median(concat!($prog, "/", $m1, "/", $s), MBps, $d1),)*
-            $(&Metric::median(concat!($prog, "/", $m2, "/", $s), MBps, $d2),)*
-        ]
+    (@ $prog:literal, $about:expr, $n1:ident = $m1:tt: $d1:expr, $n2:ident = $m2:tt: $d2:expr, [$($s:literal),*]) => {
+        /// The modes' function words (Criterion function ids).
+        pub mod mode {
+            pub const $n1: &str = $m1;
+            pub const $n2: &str = $m2;
+        }
+
+        pub static PROGRAM: Program = Program {
+            name: $prog,
+            about: $about,
+            metrics: &[
+                $(&Metric::median(concat!($prog, "/", $m1, "/", $s), MBps, $d1),)*
+                $(&Metric::median(concat!($prog, "/", $m2, "/", $s), MBps, $d2),)*
+            ],
+        };
     };
 }
-pub(crate) use reread_metrics;
+pub(crate) use reread_program;
 
-const IO_ONLY: &str =
+const IO_ONLY_TIMED: &str =
     "lseek(2) to 0, read(2) the first S bytes of a cached file in 64 KB chunks, summing every 8-byte word; fd opened once";
-const OPEN2CLOSE: &str =
+const OPEN2CLOSE_TIMED: &str =
     "open(2), read(2) the first S bytes of a cached file in 64 KB chunks summing every 8-byte word, close(2)";
 
-pub static PROGRAM: Program = Program {
-    name: "bw_file_rd",
-    about: "rereading a cached file with read(2) (io_only) and with open/close (open2close)",
-    metrics: reread_metrics!("bw_file_rd", "io_only", IO_ONLY, "open2close", OPEN2CLOSE),
-};
+reread_program!(
+    "bw_file_rd",
+    "rereading a cached file with read(2) (io_only) and with open/close (open2close)",
+    IO_ONLY = "io_only": IO_ONLY_TIMED,
+    OPEN2CLOSE = "open2close": OPEN2CLOSE_TIMED
+);
 
 #[cfg(test)]
 mod tests {

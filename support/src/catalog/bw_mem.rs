@@ -36,25 +36,20 @@ pub fn top_size(llc: Option<u64>, avail: Option<u64>) -> (u64, bool) {
     (top, top < want)
 }
 
-/// The modes (Criterion function ids), in catalog order.
-pub const MODES: &[&str] = &[
-    "rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy",
-];
-
 /// The modes that copy from one buffer into a second one of the same size.
-pub fn is_copy(mode: &str) -> bool {
-    matches!(mode, "cp" | "fcp" | "bcopy")
+pub fn is_copy(m: &str) -> bool {
+    matches!(m, mode::CP | mode::FCP | mode::BCOPY)
 }
 
-const RD: &str = "one pass summing one 4-byte int per 16 bytes (scalar volatile loads)";
-const WR: &str = "one pass storing one 4-byte int per 16 bytes (scalar volatile stores)";
-const RDWR: &str = "one pass loading and storing one 4-byte int per 16 bytes";
-const CP: &str = "one pass copying one 4-byte int per 16 bytes to a second buffer";
-const FRD: &str = "one pass summing every 8-byte word (scalar volatile loads)";
-const FWR: &str = "one pass storing every 8-byte word (scalar volatile stores)";
-const FCP: &str = "one pass copying every 8-byte word to a second buffer (scalar)";
-const BZERO: &str = "libc memset(0) of the buffer";
-const BCOPY: &str = "libc memcpy of the buffer to a second buffer of the same size";
+const RD_TIMED: &str = "one pass summing one 4-byte int per 16 bytes (scalar volatile loads)";
+const WR_TIMED: &str = "one pass storing one 4-byte int per 16 bytes (scalar volatile stores)";
+const RDWR_TIMED: &str = "one pass loading and storing one 4-byte int per 16 bytes";
+const CP_TIMED: &str = "one pass copying one 4-byte int per 16 bytes to a second buffer";
+const FRD_TIMED: &str = "one pass summing every 8-byte word (scalar volatile loads)";
+const FWR_TIMED: &str = "one pass storing every 8-byte word (scalar volatile stores)";
+const FCP_TIMED: &str = "one pass copying every 8-byte word to a second buffer (scalar)";
+const BZERO_TIMED: &str = "libc memset(0) of the buffer";
+const BCOPY_TIMED: &str = "libc memcpy of the buffer to a second buffer of the same size";
 
 /// Expands (mode, doc) pairs times the sizes into one flat list of metrics.
 macro_rules! grid {
@@ -73,22 +68,39 @@ macro_rules! grid {
     };
 }
 
-pub static PROGRAM: Program = Program {
-    name: "bw_mem",
-    about:
-        "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size",
-    metrics: grid!([
-        ("rd", RD),
-        ("wr", WR),
-        ("rdwr", RDWR),
-        ("cp", CP),
-        ("frd", FRD),
-        ("fwr", FWR),
-        ("fcp", FCP),
-        ("bzero", BZERO),
-        ("bcopy", BCOPY)
-    ]),
-};
+/// Spells each mode word once: the constants of [`mode`], [`MODES`] and
+/// the metric ids all come from this list, so the bench's dispatch and the
+/// summary's columns cannot drift from the ids.
+macro_rules! modes {
+    ($($name:ident = $mode:tt: $timed:expr,)*) => {
+        /// The modes' function words (Criterion function ids).
+        pub mod mode {
+            $(pub const $name: &str = $mode;)*
+        }
+
+        /// The modes, in catalog order.
+        pub const MODES: &[&str] = &[$($mode),*];
+
+        pub static PROGRAM: Program = Program {
+            name: "bw_mem",
+            about:
+                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size",
+            metrics: grid!([$(($mode, $timed)),*]),
+        };
+    };
+}
+
+modes! {
+    RD = "rd": RD_TIMED,
+    WR = "wr": WR_TIMED,
+    RDWR = "rdwr": RDWR_TIMED,
+    CP = "cp": CP_TIMED,
+    FRD = "frd": FRD_TIMED,
+    FWR = "fwr": FWR_TIMED,
+    FCP = "fcp": FCP_TIMED,
+    BZERO = "bzero": BZERO_TIMED,
+    BCOPY = "bcopy": BCOPY_TIMED,
+}
 
 /// The metric of `mode` at `size` (an id segment such as "64k").
 pub fn metric(mode: &str, size: &str) -> Option<&'static Metric> {

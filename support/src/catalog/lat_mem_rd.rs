@@ -13,64 +13,71 @@ use crate::chase::parse_size;
 pub const MAX_SIZE: u64 = 1 << 30;
 
 /// The stride the summary's L1/L2/L3/Main mem columns use (lmbench's).
-pub const TABLE_FN: &str = "s128";
+pub const TABLE_FN: &str = function::S128;
 /// lmbench's random chain (every line once, consecutive loads on
 /// different pages): the Rand mem column.
-pub const RAND_FN: &str = "thrash";
+pub const RAND_FN: &str = function::THRASH;
 /// One load per page, pages in random order: TLB reach and page walks
 /// (not in lmbench; this was Rand mem's chain before, under id `rand`).
-pub const PAGE_FN: &str = "page";
+pub const PAGE_FN: &str = function::PAGE;
 /// Random lines within pages, pages in random order: the latency of a
 /// level the prefetchers cannot hide (not in lmbench).
-pub const INPAGE_FN: &str = "inpage";
+pub const INPAGE_FN: &str = function::INPAGE;
 
+/// The chains and their sizes. Each function word is spelled once: the
+/// constants of [`function`] and the ids come from it.
 macro_rules! sweep {
-    ($($fun:literal : $doc:literal => [$($size:literal)*];)*) => {
-        &[$($(&Metric {
-            id: concat!("lat_mem_rd/", $fun, "/", $size),
-            unit: Unit::Nanos,
-            headline: Headline::Min,
-            timed: $doc,
-        },)*)*]
+    ($($name:ident = $fun:tt : $doc:literal => [$($size:literal)*];)*) => {
+        /// The chain shapes' function words (Criterion function ids).
+        pub mod function {
+            $(pub const $name: &str = $fun;)*
+        }
+
+        pub static PROGRAM: Program = Program {
+            name: "lat_mem_rd",
+            about: "memory read latency: dependent loads over growing working sets (ns per load, minimum)",
+            metrics: &[$($(&Metric {
+                id: concat!("lat_mem_rd/", $fun, "/", $size),
+                unit: Unit::Nanos,
+                headline: Headline::Min,
+                timed: $doc,
+            },)*)*],
+        };
     };
 }
 
-pub static PROGRAM: Program = Program {
-    name: "lat_mem_rd",
-    about: "memory read latency: dependent loads over growing working sets (ns per load, minimum)",
-    metrics: sweep! {
-        "s16": "one dependent load p = *p of a chain of slots 16 B apart, in address order, through the working set" => [
+sweep! {
+        S16 = "s16": "one dependent load p = *p of a chain of slots 16 B apart, in address order, through the working set" => [
             "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "s64": "one dependent load p = *p of a chain of slots 64 B apart, in address order, through the working set" => [
+        S64 = "s64": "one dependent load p = *p of a chain of slots 64 B apart, in address order, through the working set" => [
             "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "s128": "one dependent load p = *p of a chain of slots 128 B apart, in address order, through the working set (lmbench's table stride)" => [
+        S128 = "s128": "one dependent load p = *p of a chain of slots 128 B apart, in address order, through the working set (lmbench's table stride)" => [
             "512b" "768b" "1k" "1536b" "2k" "3k" "4k" "6k" "8k" "12k" "16k" "24k" "32k" "48k"
             "64k" "96k" "128k" "192k" "256k" "384k" "512k" "768k" "1m" "1536k" "2m" "3m"
             "4m" "6m" "8m" "12m" "16m" "24m" "32m" "48m" "64m" "96m" "128m" "192m" "256m"
             "384m" "512m" "768m" "1g"];
-        "s256": "one dependent load p = *p of a chain of slots 256 B apart, in address order, through the working set" => [
+        S256 = "s256": "one dependent load p = *p of a chain of slots 256 B apart, in address order, through the working set" => [
             "512b" "1k" "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "s1024": "one dependent load p = *p of a chain of slots 1024 B apart, in address order, through the working set" => [
+        S1024 = "s1024": "one dependent load p = *p of a chain of slots 1024 B apart, in address order, through the working set" => [
             "2k" "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "thrash": "one dependent load p = *p of lmbench's thrash chain: every 64 B line of the working set once, consecutive loads on different pages (random page order, random line order)" => [
+        THRASH = "thrash": "one dependent load p = *p of lmbench's thrash chain: every 64 B line of the working set once, consecutive loads on different pages (random page order, random line order)" => [
             "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "page": "one dependent load p = *p of a chain with one slot per 4 KB page (line staggered), pages in random order: TLB/page walk (not in lmbench)" => [
+        PAGE = "page": "one dependent load p = *p of a chain with one slot per 4 KB page (line staggered), pages in random order: TLB/page walk (not in lmbench)" => [
             "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "inpage": "one dependent load p = *p of a chain through every 64 B line of the working set, all lines of a page in random order, pages in random order (not in lmbench)" => [
+        INPAGE = "inpage": "one dependent load p = *p of a chain through every 64 B line of the working set, all lines of a page in random order, pages in random order (not in lmbench)" => [
             "4k" "8k" "16k" "32k" "64k" "128k" "256k" "512k"
             "1m" "2m" "4m" "8m" "16m" "32m" "64m" "128m" "256m" "512m" "1g"];
-        "line16": "one dependent load of a chain with slots 16 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
-        "line32": "one dependent load of a chain with slots 32 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
-        "line128": "one dependent load of a chain with slots 128 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
-        "line256": "one dependent load of a chain with slots 256 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
-    },
-};
+        LINE16 = "line16": "one dependent load of a chain with slots 16 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        LINE32 = "line32": "one dependent load of a chain with slots 32 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        LINE128 = "line128": "one dependent load of a chain with slots 128 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+        LINE256 = "line256": "one dependent load of a chain with slots 256 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+}
 
 /// The cache-line detector's working set: well past L2 everywhere, so each
 /// new line is a cache miss (the L3 or memory), and small enough that the
@@ -80,21 +87,21 @@ pub const LINE_SIZE: u64 = 256 << 20;
 /// The cache-line detector's chains, by stride: function word and stride.
 /// Stride 64 is the `inpage` curve's point at [`LINE_SIZE`].
 pub const LINE_SHAPES: [(&str, u64); 5] = [
-    ("line16", 16),
-    ("line32", 32),
+    (function::LINE16, 16),
+    (function::LINE32, 32),
     (INPAGE_FN, 64),
-    ("line128", 128),
-    ("line256", 256),
+    (function::LINE128, 128),
+    (function::LINE256, 256),
 ];
 
 /// The chain shapes, in plot order: function word and stride in bytes
 /// (the random chains' "stride" is their spacing: a line, or a page).
 pub const SHAPES: [(&str, u64); 8] = [
-    ("s16", 16),
-    ("s64", 64),
-    ("s128", 128),
-    ("s256", 256),
-    ("s1024", 1024),
+    (function::S16, 16),
+    (function::S64, 64),
+    (function::S128, 128),
+    (function::S256, 256),
+    (function::S1024, 1024),
     (RAND_FN, 64),
     (PAGE_FN, 4096),
     (INPAGE_FN, 64),
@@ -103,7 +110,8 @@ pub const SHAPES: [(&str, u64); 8] = [
 /// True for the shapes that link slots in address order (lmbench's
 /// stride chains), false for the random ones.
 pub fn is_stride(function: &str) -> bool {
-    matches!(function, "s16" | "s64" | "s128" | "s256" | "s1024")
+    use function::{S1024, S128, S16, S256, S64};
+    matches!(function, S16 | S64 | S128 | S256 | S1024)
 }
 
 /// The stride of a cache-line detector chain (`lineN`), if it is one.

@@ -4,9 +4,28 @@
 //! here, so renaming a metric is a compile error, never an empty column.
 //!
 //! Layout: one module per lmbench program (`lat_syscall`, ...) holding that
-//! program's [`Metric`]s, and one module per summary table (`processes`, ...)
-//! holding its [`Table`]. Adding a metric is one `Metric` constant, one line in
-//! its program's `METRICS`, and (if the summary shows it) one column.
+//! program's [`Metric`]s and its [`Program`], and one module per summary
+//! table (`tables::processes`, ...) holding its [`Table`].
+//!
+//! Adding a metric to a program touches these files and no others:
+//! 1. `support/src/catalog/<program>.rs`: one `pub static` [`Metric`] (id
+//!    `<program>/<function>[/<parameter>]`, unit, one sentence on what one
+//!    timed iteration contains), and its line in that module's
+//!    `PROGRAM.metrics`;
+//! 2. `benches/<program>.rs`: the bench that measures it, through
+//!    `Group::bench(&cat::THE_METRIC, ...)`;
+//! 3. only if the summary shows it: one [`Column`] in
+//!    `support/src/catalog/tables/<table>.rs` that reads it, after the
+//!    columns lmbench's own tables have (the importer of lmbench's results
+//!    files, `support/src/import/results.rs`, still places figures in
+//!    those by position; `tests/import_formats.rs` fails if they shift).
+//!
+//! `tests/catalog_matches_benches.rs` fails while 1 or 2 is missing (a
+//! metric without a bench, or a bench without a metric); `lmbench list`,
+//! `lmbench run`, `summary`, `save` and `compare` need nothing more.
+//! A new program is more: its module here (`pub mod` and [`PROGRAMS`]),
+//! its bench file ending in `lmbench_support::bench_main!(...)`, and its
+//! `[[bench]]` in the root Cargo.toml.
 
 pub mod bw_file_rd;
 pub mod bw_mem;
@@ -155,6 +174,17 @@ pub struct Program {
     pub metrics: &'static [&'static Metric],
 }
 
+impl Program {
+    /// The metrics of one function word (a sweep: every size of one mode).
+    pub fn function<'a>(&self, function: &'a str) -> impl Iterator<Item = &'static Metric> + 'a {
+        let metrics: &'static [&'static Metric] = self.metrics;
+        metrics
+            .iter()
+            .copied()
+            .filter(move |m| m.function_and_parameter().0 == function)
+    }
+}
+
 /// Every program of the suite, in the order `lmbench run` runs them.
 pub static PROGRAMS: &[&Program] = &[
     &lat_syscall::PROGRAM,
@@ -213,6 +243,10 @@ pub trait Lookup {
     }
 }
 
+/// The metrics a computed column reads, for `lmbench list` and the
+/// catalog's tests (which check the column reads no other).
+pub type Inputs = fn() -> Vec<&'static Metric>;
+
 /// How a summary column gets its number.
 #[derive(Clone, Copy)]
 pub enum Source {
@@ -222,17 +256,14 @@ pub enum Source {
     Mean(&'static [&'static Metric]),
     /// A minus B (e.g. signal handling minus the cost of the `kill` itself).
     Minus(&'static Metric, &'static Metric),
-    /// Anything else: computed from the run.
-    Derived(fn(&dyn Lookup) -> Option<f64>),
-    /// Computed by the function from the metrics listed (listed so that
-    /// `lmbench list` and the completeness tests see what feeds the column).
-    Computed(&'static [&'static Metric], fn(&dyn Lookup) -> Option<f64>),
+    /// Computed by the function from the metrics [`Inputs`] lists (every
+    /// one the function may read: a sweep it picks a point of, the older
+    /// ids it falls back on).
+    Computed(Inputs, fn(&dyn Lookup) -> Option<f64>),
     /// A machine fact printed beside the figures (the OS's clock, cache
     /// line, CPU count): shown, but never what makes a table worth
     /// printing for a run that measured none of its figures.
     Fact(fn(&dyn Lookup) -> Option<f64>),
-    /// The bench for this column has not been written yet: always `-`.
-    Pending,
 }
 
 impl Source {
@@ -246,9 +277,7 @@ impl Source {
                 (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
             }
             Source::Minus(a, b) => Some(run.value(a)? - run.value(b)?),
-            Source::Derived(f) | Source::Fact(f) => f(run),
-            Source::Computed(_, f) => f(run),
-            Source::Pending => None,
+            Source::Computed(_, f) | Source::Fact(f) => f(run),
         }
     }
 
@@ -258,8 +287,8 @@ impl Source {
             Source::Metric(m) => vec![m],
             Source::Mean(ms) => ms.to_vec(),
             Source::Minus(a, b) => vec![a, b],
-            Source::Computed(ms, _) => ms.to_vec(),
-            Source::Derived(_) | Source::Fact(_) | Source::Pending => vec![],
+            Source::Computed(inputs, _) => inputs(),
+            Source::Fact(_) => vec![],
         }
     }
 
@@ -268,9 +297,9 @@ impl Source {
     /// falls back on the OS's figure). Facts never count.
     pub fn measured(&self, run: &dyn Lookup) -> bool {
         match *self {
-            Source::Fact(_) | Source::Pending => false,
-            Source::Computed(ms, _) => {
-                ms.iter().any(|m| run.value(m).is_some()) && self.eval(run).is_some()
+            Source::Fact(_) => false,
+            Source::Computed(inputs, _) => {
+                inputs().iter().any(|m| run.value(m).is_some()) && self.eval(run).is_some()
             }
             _ => self.eval(run).is_some(),
         }
@@ -285,6 +314,9 @@ pub struct Column {
     /// Field width in characters.
     pub width: usize,
     pub source: Source,
+    /// The unit of the figures when neither the metric read nor the table
+    /// says it (the clock, in MHz, in a table of microseconds).
+    pub unit: Option<Unit>,
 }
 
 impl Column {
@@ -298,6 +330,26 @@ impl Column {
             header: [top, bottom],
             width,
             source,
+            unit: None,
+        }
+    }
+
+    /// The same column, its figures in `unit`.
+    pub const fn in_unit(self, unit: Unit) -> Self {
+        Column {
+            unit: Some(unit),
+            ..self
+        }
+    }
+
+    /// The unit of the column's figures in `table`: its own, else the
+    /// metric's it shows, else the table's (a computed figure).
+    pub fn unit(&self, table: &Table) -> Unit {
+        match (self.unit, self.source) {
+            (Some(u), _) => u,
+            (None, Source::Metric(m) | Source::Minus(m, _)) => m.unit,
+            (None, Source::Mean(ms)) => ms.first().map_or(table.unit, |m| m.unit),
+            (None, Source::Computed(..) | Source::Fact(_)) => table.unit,
         }
     }
 }
@@ -311,6 +363,15 @@ pub struct Table {
     /// The unit of the figures, for exports.
     pub unit: Unit,
     pub columns: &'static [Column],
+    /// Lines printed under the table for one run (the sizes and points a
+    /// computed column used, caps, lmbench's "Guesses"): [`no_notes`] for
+    /// most tables.
+    pub notes: fn(&dyn Lookup) -> Vec<String>,
+}
+
+/// The notes of a table that has none.
+pub fn no_notes(_: &dyn Lookup) -> Vec<String> {
+    Vec::new()
 }
 
 impl Table {
@@ -432,6 +493,62 @@ mod tests {
         }
     }
 
+    /// A run that records every metric a column reads: with every metric
+    /// at 1 (or none) and the facts of a machine with three cache levels
+    /// (or none).
+    struct Recorder {
+        values: bool,
+        facts: bool,
+        read: std::cell::RefCell<HashSet<&'static str>>,
+    }
+
+    impl Lookup for Recorder {
+        fn value(&self, m: &Metric) -> Option<f64> {
+            self.read.borrow_mut().insert(m.id);
+            self.values.then_some(1.0)
+        }
+        fn fact(&self, key: &str) -> Option<String> {
+            let v = match key {
+                "cache_l1d" => 48 << 10,
+                "cache_l2" => 2 << 20,
+                "cache_l3" => 32 << 20,
+                "cpu_mhz" => 3000,
+                "ncpu" => 2,
+                _ => return None,
+            };
+            self.facts.then(|| v.to_string())
+        }
+    }
+
+    #[test]
+    fn columns_read_only_the_metrics_they_list() {
+        for t in TABLES {
+            for (i, c) in t.columns.iter().enumerate() {
+                if matches!(c.source, Source::Fact(_)) {
+                    continue;
+                }
+                let listed: HashSet<&str> = c.source.metrics().iter().map(|m| m.id).collect();
+                for (values, facts) in [(true, true), (true, false), (false, true), (false, false)]
+                {
+                    let run = Recorder {
+                        values,
+                        facts,
+                        read: Default::default(),
+                    };
+                    c.source.eval(&run);
+                    c.source.measured(&run);
+                    let unlisted: Vec<_> = run.read.borrow().difference(&listed).copied().collect();
+                    assert!(
+                        unlisted.is_empty(),
+                        "{}: column {:?} reads {unlisted:?} without listing them",
+                        t.key,
+                        t.column_name(i)
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn function_and_parameter_split() {
         let m = Metric::median("lat_fs/create/10k", Unit::Micros, "x");
@@ -464,7 +581,6 @@ mod tests {
         assert_eq!(Source::Mean(&XY).eval(&Run), Some(2.0));
         assert_eq!(Source::Minus(&Y, &X).eval(&Run), Some(2.0));
         assert_eq!(Source::Mean(&XZ).eval(&Run), None);
-        assert_eq!(Source::Pending.eval(&Run), None);
     }
 
     #[test]

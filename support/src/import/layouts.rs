@@ -26,8 +26,12 @@ pub struct Col {
     /// Header words by header line; "" where the line is empty above it.
     pub head: [&'static str; 3],
     pub kind: Kind,
-    /// The column of ours it feeds (table, column index), if any.
-    pub ours: Option<(&'static Table, usize)>,
+    /// The table whose column of the same name it feeds, if any (looked up
+    /// by name, see [`Col::ours`], so a column added to ours shifts none).
+    pub table: Option<&'static Table>,
+    /// Our column's name (`Table::column_name`) where it is not the
+    /// published one.
+    pub ours_name: Option<&'static str>,
 }
 
 /// One published table layout.
@@ -39,13 +43,43 @@ pub struct Layout {
 }
 
 impl Col {
-    /// A figure column that feeds column `i` of `t`.
-    const fn fig(top: &'static str, bottom: &'static str, t: &'static Table, i: usize) -> Col {
+    /// A figure column that feeds the column of `t` with the same name.
+    const fn fig(top: &'static str, bottom: &'static str, t: &'static Table) -> Col {
         Col {
             head: [top, bottom, ""],
             kind: Kind::Figure,
-            ours: Some((t, i)),
+            table: Some(t),
+            ours_name: None,
         }
+    }
+
+    /// A figure column that feeds column `ours` of `t` (named otherwise).
+    const fn to(self, ours: &'static str) -> Col {
+        Col {
+            ours_name: Some(ours),
+            ..self
+        }
+    }
+
+    /// A column that feeds none of ours.
+    const fn none(head: [&'static str; 3], kind: Kind) -> Col {
+        Col {
+            head,
+            kind,
+            table: None,
+            ours_name: None,
+        }
+    }
+
+    /// The column of ours it feeds: its table and index there.
+    pub fn ours(&self) -> Option<(&'static Table, usize)> {
+        let t = self.table?;
+        let name = self
+            .ours_name
+            .map_or_else(|| col_name(self), str::to_string);
+        (0..t.columns.len())
+            .find(|&i| t.column_name(i) == name)
+            .map(|i| (t, i))
     }
 }
 
@@ -83,138 +117,124 @@ const SYS_TITLE: &str = "Basic system parameters";
 macro_rules! proc_cols {
     ($slct:expr) => {
         [
-            Col::fig("Mhz", "", &PROCESSES, 0),
-            Col::fig("null", "call", &PROCESSES, 1),
-            Col::fig("null", "I/O", &PROCESSES, 2),
-            Col::fig("", "stat", &PROCESSES, 3),
-            Col::fig("open", "clos", &PROCESSES, 4),
+            Col::fig("Mhz", "", &PROCESSES),
+            Col::fig("null", "call", &PROCESSES),
+            Col::fig("null", "I/O", &PROCESSES),
+            Col::fig("", "stat", &PROCESSES),
+            Col::fig("open", "clos", &PROCESSES),
             $slct,
-            Col::fig("sig", "inst", &PROCESSES, 6),
-            Col::fig("sig", "hndl", &PROCESSES, 7),
-            Col::fig("fork", "proc", &PROCESSES, 8),
-            Col::fig("exec", "proc", &PROCESSES, 9),
-            Col::fig("sh", "proc", &PROCESSES, 10),
+            Col::fig("sig", "inst", &PROCESSES),
+            Col::fig("sig", "hndl", &PROCESSES),
+            Col::fig("fork", "proc", &PROCESSES),
+            Col::fig("exec", "proc", &PROCESSES),
+            Col::fig("sh", "proc", &PROCESSES),
         ]
     };
 }
 
 /// lmbench 1.9's "selct" column does not say what it selects on, so it
 /// feeds none of ours (kept in `extra`).
-static PROC_19: [Col; 11] = proc_cols!(Col {
-    head: ["selct", "", ""],
-    kind: Kind::Figure,
-    ours: None,
-});
-static PROC_20: [Col; 11] = proc_cols!(Col::fig("selct", "TCP", &PROCESSES, 5));
-static PROC_30: [Col; 11] = proc_cols!(Col::fig("slct", "TCP", &PROCESSES, 5));
+static PROC_19: [Col; 11] = proc_cols!(Col::none(["selct", "", ""], Kind::Figure));
+static PROC_20: [Col; 11] = proc_cols!(Col::fig("selct", "TCP", &PROCESSES).to("slct TCP"));
+static PROC_30: [Col; 11] = proc_cols!(Col::fig("slct", "TCP", &PROCESSES));
 
 static CTX_COLS: [Col; 7] = [
-    Col::fig("2p/0K", "ctxsw", &CTX, 0),
-    Col::fig("2p/16K", "ctxsw", &CTX, 1),
-    Col::fig("2p/64K", "ctxsw", &CTX, 2),
-    Col::fig("8p/16K", "ctxsw", &CTX, 3),
-    Col::fig("8p/64K", "ctxsw", &CTX, 4),
-    Col::fig("16p/16K", "ctxsw", &CTX, 5),
-    Col::fig("16p/64K", "ctxsw", &CTX, 6),
+    Col::fig("2p/0K", "ctxsw", &CTX),
+    Col::fig("2p/16K", "ctxsw", &CTX),
+    Col::fig("2p/64K", "ctxsw", &CTX),
+    Col::fig("8p/16K", "ctxsw", &CTX),
+    Col::fig("8p/64K", "ctxsw", &CTX),
+    Col::fig("16p/16K", "ctxsw", &CTX),
+    Col::fig("16p/64K", "ctxsw", &CTX),
 ];
 
 static LAT_COLS: [Col; 8] = [
-    Col::fig("2p/0K", "ctxsw", &COMM_LAT, 0),
-    Col::fig("Pipe", "", &COMM_LAT, 1),
-    Col::fig("AF", "UNIX", &COMM_LAT, 2),
-    Col::fig("UDP", "", &COMM_LAT, 3),
-    Col::fig("RPC/", "UDP", &COMM_LAT, 4),
-    Col::fig("TCP", "", &COMM_LAT, 5),
-    Col::fig("RPC/", "TCP", &COMM_LAT, 6),
-    Col::fig("TCP", "conn", &COMM_LAT, 7),
+    Col::fig("2p/0K", "ctxsw", &COMM_LAT),
+    Col::fig("Pipe", "", &COMM_LAT),
+    Col::fig("AF", "UNIX", &COMM_LAT),
+    Col::fig("UDP", "", &COMM_LAT),
+    Col::fig("RPC/", "UDP", &COMM_LAT),
+    Col::fig("TCP", "", &COMM_LAT),
+    Col::fig("RPC/", "TCP", &COMM_LAT),
+    Col::fig("TCP", "conn", &COMM_LAT),
 ];
 
 static RLAT_COLS: [Col; 5] = [
-    Col::fig("UDP", "", &REMOTE_LAT, 0),
-    Col::fig("RPC/", "UDP", &REMOTE_LAT, 1),
-    Col::fig("TCP", "", &REMOTE_LAT, 2),
-    Col::fig("RPC/", "TCP", &REMOTE_LAT, 3),
-    Col::fig("TCP", "conn", &REMOTE_LAT, 4),
+    Col::fig("UDP", "", &REMOTE_LAT),
+    Col::fig("RPC/", "UDP", &REMOTE_LAT),
+    Col::fig("TCP", "", &REMOTE_LAT),
+    Col::fig("RPC/", "TCP", &REMOTE_LAT),
+    Col::fig("TCP", "conn", &REMOTE_LAT),
 ];
 
 static FS_19: [Col; 7] = [
-    Col::fig("0K File", "Create", &FS_VM, 0),
-    Col::fig("", "Delete", &FS_VM, 1),
-    Col::fig("10K File", "Create", &FS_VM, 2),
-    Col::fig("", "Delete", &FS_VM, 3),
-    Col::fig("Mmap", "Latency", &FS_VM, 4),
-    Col::fig("Prot", "Fault", &FS_VM, 5),
-    Col::fig("Page", "Fault", &FS_VM, 6),
+    Col::fig("0K File", "Create", &FS_VM),
+    Col::fig("", "Delete", &FS_VM).to("0K File Delete"),
+    Col::fig("10K File", "Create", &FS_VM),
+    Col::fig("", "Delete", &FS_VM),
+    Col::fig("Mmap", "Latency", &FS_VM),
+    Col::fig("Prot", "Fault", &FS_VM),
+    Col::fig("Page", "Fault", &FS_VM),
 ];
 static FS_30: [Col; 8] = [
-    Col::fig("0K File", "Create", &FS_VM, 0),
-    Col::fig("", "Delete", &FS_VM, 1),
-    Col::fig("10K File", "Create", &FS_VM, 2),
-    Col::fig("", "Delete", &FS_VM, 3),
-    Col::fig("Mmap", "Latency", &FS_VM, 4),
-    Col::fig("Prot", "Fault", &FS_VM, 5),
-    Col::fig("Page", "Fault", &FS_VM, 6),
-    Col::fig("100fd", "selct", &FS_VM, 7),
+    Col::fig("0K File", "Create", &FS_VM),
+    Col::fig("", "Delete", &FS_VM).to("0K File Delete"),
+    Col::fig("10K File", "Create", &FS_VM),
+    Col::fig("", "Delete", &FS_VM),
+    Col::fig("Mmap", "Latency", &FS_VM),
+    Col::fig("Prot", "Fault", &FS_VM),
+    Col::fig("Page", "Fault", &FS_VM),
+    Col::fig("100fd", "selct", &FS_VM),
 ];
 
 static BW_COLS: [Col; 9] = [
-    Col::fig("Pipe", "", &COMM_BW, 0),
-    Col::fig("AF", "UNIX", &COMM_BW, 1),
-    Col::fig("TCP", "", &COMM_BW, 2),
-    Col::fig("File", "reread", &COMM_BW, 3),
-    Col::fig("Mmap", "reread", &COMM_BW, 4),
-    Col::fig("Bcopy", "(libc)", &COMM_BW, 5),
-    Col::fig("Bcopy", "(hand)", &COMM_BW, 6),
-    Col::fig("Mem", "read", &COMM_BW, 7),
-    Col::fig("Mem", "write", &COMM_BW, 8),
+    Col::fig("Pipe", "", &COMM_BW),
+    Col::fig("AF", "UNIX", &COMM_BW),
+    Col::fig("TCP", "", &COMM_BW),
+    Col::fig("File", "reread", &COMM_BW),
+    Col::fig("Mmap", "reread", &COMM_BW),
+    Col::fig("Bcopy", "(libc)", &COMM_BW),
+    Col::fig("Bcopy", "(hand)", &COMM_BW),
+    Col::fig("Mem", "read", &COMM_BW),
+    Col::fig("Mem", "write", &COMM_BW),
 ];
 
-const GUESSES: Col = Col {
-    head: ["Guesses", "", ""],
-    kind: Kind::Text,
-    ours: None,
-};
+const GUESSES: Col = Col::none(["Guesses", "", ""], Kind::Text);
 static MEM_19: [Col; 5] = [
-    Col::fig("Mhz", "", &MEM_LAT, 0),
-    Col::fig("L1 $", "", &MEM_LAT, 1),
-    Col::fig("L2 $", "", &MEM_LAT, 2),
-    Col::fig("Main mem", "", &MEM_LAT, 4),
+    Col::fig("Mhz", "", &MEM_LAT),
+    Col::fig("L1 $", "", &MEM_LAT),
+    Col::fig("L2 $", "", &MEM_LAT),
+    Col::fig("Main mem", "", &MEM_LAT),
     GUESSES,
 ];
 static MEM_30: [Col; 6] = [
-    Col::fig("Mhz", "", &MEM_LAT, 0),
-    Col::fig("L1 $", "", &MEM_LAT, 1),
-    Col::fig("L2 $", "", &MEM_LAT, 2),
-    Col::fig("Main mem", "", &MEM_LAT, 4),
-    Col::fig("Rand mem", "", &MEM_LAT, 5),
+    Col::fig("Mhz", "", &MEM_LAT),
+    Col::fig("L1 $", "", &MEM_LAT),
+    Col::fig("L2 $", "", &MEM_LAT),
+    Col::fig("Main mem", "", &MEM_LAT),
+    Col::fig("Rand mem", "", &MEM_LAT),
     GUESSES,
 ];
 
-const DESCRIPTION: Col = Col {
-    head: ["Description", "", ""],
-    kind: Kind::Text,
-    ours: None,
-};
-static SYS_20: [Col; 2] = [DESCRIPTION, Col::fig("Mhz", "", &SYSPARAMS, 0)];
+const DESCRIPTION: Col = Col::none(["Description", "", ""], Kind::Text);
+static SYS_20: [Col; 2] = [DESCRIPTION, Col::fig("Mhz", "", &SYSPARAMS)];
 static SYS_30: [Col; 6] = [
     DESCRIPTION,
-    Col::fig("Mhz", "", &SYSPARAMS, 0),
-    Col::fig("tlb", "pages", &SYSPARAMS, 2),
+    Col::fig("Mhz", "", &SYSPARAMS),
+    Col::fig("tlb", "pages", &SYSPARAMS),
     Col {
         head: ["cache", "line", "bytes"],
         kind: Kind::Figure,
-        ours: Some((&SYSPARAMS, 3)),
+        table: Some(&SYSPARAMS),
+        ours_name: Some("cache line"),
     },
-    Col::fig("mem", "par", &SYSPARAMS, 4),
-    Col::fig("scal", "load", &SYSPARAMS, 5),
+    Col::fig("mem", "par", &SYSPARAMS),
+    Col::fig("scal", "load", &SYSPARAMS),
 ];
 
 macro_rules! ops {
     ($name:ident, $word:literal, $t:expr, [$($op:literal),*]) => {
-        static $name: [Col; ops!(@count $($op)*)] = {
-            let mut i = 0;
-            [$({ i += 1; Col::fig($word, $op, $t, i - 1) }),*]
-        };
+        static $name: [Col; ops!(@count $($op)*)] = [$(Col::fig($word, $op, $t)),*];
     };
     (@count) => { 0 };
     (@count $x:literal $($rest:literal)*) => { 1 + ops!(@count $($rest)*) };
@@ -351,16 +371,16 @@ mod tests {
     fn every_mapping_names_a_real_column() {
         for l in LAYOUTS {
             for c in l.cols {
-                if let Some((t, i)) = c.ours {
+                if let Some(t) = c.table {
                     assert!(
-                        i < t.columns.len(),
-                        "{}: {} -> {}",
+                        c.ours().is_some(),
+                        "{}: {} -> {}: no such column",
                         l.title,
                         col_name(c),
                         t.key
                     );
                 }
-                assert!(c.kind == Kind::Figure || c.ours.is_none());
+                assert!(c.kind == Kind::Figure || c.table.is_none());
             }
         }
     }
@@ -368,7 +388,7 @@ mod tests {
     #[test]
     fn ops_macro_counts_its_columns() {
         assert_eq!(OPS_INT_COLS.len(), 5);
-        assert_eq!(OPS_FLOAT_COLS[3].ours.map(|(_, i)| i), Some(3));
+        assert_eq!(OPS_FLOAT_COLS[3].ours().map(|(_, i)| i), Some(3));
         assert_eq!(col_name(&OPS_DOUBLE_COLS[0]), "double add");
     }
 

@@ -493,7 +493,7 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             let m = &mut parsed.machines[at];
             for (c, v) in layout.cols.iter().zip(&r.cells) {
                 let Some(Some(v)) = v else { continue };
-                match c.ours {
+                match c.ours() {
                     Some((t, k)) => m.cells.insert(t.cell_key(k), *v),
                     None => m
                         .extra

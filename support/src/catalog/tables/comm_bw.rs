@@ -1,24 +1,72 @@
+use crate::catalog::bw_file_rd::mode::IO_ONLY;
+use crate::catalog::bw_mem::mode::{BCOPY, FCP, FRD, FWR};
+use crate::catalog::bw_mmap_rd::mode::MMAP_ONLY;
 use crate::catalog::{
-    bw_file_rd, bw_mem, bw_mmap_rd, bw_pipe, bw_tcp, bw_unix, Column, Lookup, Program, Source,
-    Table, Unit,
+    bw_file_rd, bw_mem, bw_mmap_rd, bw_pipe, bw_tcp, bw_unix, Column, Lookup, Metric, Program,
+    Source, Table, Unit,
 };
 
 pub static COMM_BW: Table = Table {
     key: "comm_bw",
     title: "*Local* Communication bandwidths in MB/s - bigger is better",
     unit: Unit::MBps,
+    notes: bw_notes,
     columns: &[
         Column::new("Pipe", "", 5, Source::Metric(&bw_pipe::READ_64K)),
         Column::new("AF", "UNIX", 5, Source::Metric(&bw_unix::READ_64K)),
         Column::new("TCP", "", 5, Source::Metric(&bw_tcp::READ_10M)),
-        Column::new("File", "reread", 6, Source::Derived(file_reread)),
-        Column::new("Mmap", "reread", 6, Source::Derived(mmap_reread)),
-        Column::new("Bcopy", "(libc)", 6, Source::Derived(bcopy_libc)),
-        Column::new("Bcopy", "(hand)", 6, Source::Derived(bcopy_hand)),
-        Column::new("Mem", "read", 5, Source::Derived(mem_read)),
-        Column::new("Mem", "write", 5, Source::Derived(mem_write)),
+        Column::new(
+            "File",
+            "reread",
+            6,
+            Source::Computed(|| reread_inputs(&bw_file_rd::PROGRAM, IO_ONLY), file_reread),
+        ),
+        Column::new(
+            "Mmap",
+            "reread",
+            6,
+            Source::Computed(
+                || reread_inputs(&bw_mmap_rd::PROGRAM, MMAP_ONLY),
+                mmap_reread,
+            ),
+        ),
+        Column::new(
+            "Bcopy",
+            "(libc)",
+            6,
+            Source::Computed(|| mem_inputs(BCOPY), bcopy_libc),
+        ),
+        Column::new(
+            "Bcopy",
+            "(hand)",
+            6,
+            Source::Computed(|| mem_inputs(FCP), bcopy_hand),
+        ),
+        Column::new(
+            "Mem",
+            "read",
+            5,
+            Source::Computed(|| mem_inputs(FRD), mem_read),
+        ),
+        Column::new(
+            "Mem",
+            "write",
+            5,
+            Source::Computed(|| mem_inputs(FWR), mem_write),
+        ),
     ],
 };
+
+/// Every size of one bw_mem mode.
+fn mem_inputs(mode: &str) -> Vec<&'static Metric> {
+    bw_mem::PROGRAM.function(mode).collect()
+}
+
+/// Every size of one reread mode, and Mem read's sizes (which choose the
+/// reread's).
+fn reread_inputs(program: &'static Program, mode: &str) -> Vec<&'static Metric> {
+    program.function(mode).chain(mem_inputs(FRD)).collect()
+}
 
 /// The figure of `function` at the largest size the run has: the sweeps
 /// stop at a size that depends on the machine (bw_mem) or the caller, and
@@ -47,10 +95,10 @@ pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
     use crate::chase::human_size;
     let mut notes = Vec::new();
     let sizes: Vec<(&str, u64)> = [
-        ("Mem read", "frd"),
-        ("Mem write", "fwr"),
-        ("Bcopy (libc)", "bcopy"),
-        ("Bcopy (hand)", "fcp"),
+        ("Mem read", FRD),
+        ("Mem write", FWR),
+        ("Bcopy (libc)", BCOPY),
+        ("Bcopy (hand)", FCP),
     ]
     .iter()
     .filter_map(|(name, f)| Some((*name, largest_at(run, &bw_mem::PROGRAM, f)?.0)))
@@ -83,10 +131,10 @@ pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
             None => format!("{what} (last-level cache unknown)."),
         });
     }
-    let mem_read = largest_at(run, &bw_mem::PROGRAM, "frd").map(|(s, _)| s);
+    let mem_read = largest_at(run, &bw_mem::PROGRAM, FRD).map(|(s, _)| s);
     let reread: Vec<String> = [
-        ("File", &bw_file_rd::PROGRAM, "io_only"),
-        ("Mmap", &bw_mmap_rd::PROGRAM, "mmap_only"),
+        ("File", &bw_file_rd::PROGRAM, IO_ONLY),
+        ("Mmap", &bw_mmap_rd::PROGRAM, MMAP_ONLY),
     ]
     .iter()
     .filter_map(|(n, p, f)| {
@@ -110,7 +158,7 @@ pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
 /// of the same bytes), else at the largest size the run has (older runs
 /// read at most 64M).
 fn reread_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u64, f64)> {
-    let at = largest_at(run, &bw_mem::PROGRAM, "frd").map(|(s, _)| s);
+    let at = largest_at(run, &bw_mem::PROGRAM, FRD).map(|(s, _)| s);
     let same = at.and_then(|size| {
         program.metrics.iter().find_map(|m| {
             let (f, p) = m.function_and_parameter();
@@ -123,24 +171,24 @@ fn reread_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u64
 }
 
 fn file_reread(run: &dyn Lookup) -> Option<f64> {
-    reread_at(run, &bw_file_rd::PROGRAM, "io_only").map(|(_, v)| v)
+    reread_at(run, &bw_file_rd::PROGRAM, IO_ONLY).map(|(_, v)| v)
 }
 fn mmap_reread(run: &dyn Lookup) -> Option<f64> {
-    reread_at(run, &bw_mmap_rd::PROGRAM, "mmap_only").map(|(_, v)| v)
+    reread_at(run, &bw_mmap_rd::PROGRAM, MMAP_ONLY).map(|(_, v)| v)
 }
 /// bcopy and fcp sizes are per buffer: their largest is half the largest
 /// footprint, lmbench's "half size" for the copies.
 fn bcopy_libc(run: &dyn Lookup) -> Option<f64> {
-    largest(run, &bw_mem::PROGRAM, "bcopy")
+    largest(run, &bw_mem::PROGRAM, BCOPY)
 }
 fn bcopy_hand(run: &dyn Lookup) -> Option<f64> {
-    largest(run, &bw_mem::PROGRAM, "fcp")
+    largest(run, &bw_mem::PROGRAM, FCP)
 }
 fn mem_read(run: &dyn Lookup) -> Option<f64> {
-    largest(run, &bw_mem::PROGRAM, "frd")
+    largest(run, &bw_mem::PROGRAM, FRD)
 }
 fn mem_write(run: &dyn Lookup) -> Option<f64> {
-    largest(run, &bw_mem::PROGRAM, "fwr")
+    largest(run, &bw_mem::PROGRAM, FWR)
 }
 
 #[cfg(test)]

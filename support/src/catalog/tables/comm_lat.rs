@@ -1,17 +1,19 @@
 use crate::catalog::{
-    lat_connect, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, Column, Source, Table, Unit,
+    lat_connect, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, no_notes, Column, Source, Table,
+    Unit,
 };
 
 pub static COMM_LAT: Table = Table {
     key: "comm_lat",
     title: "*Local* Communication latencies in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
         Column::new(
             "2p/0K",
             "ctxsw",
             5,
-            Source::Computed(&super::ctx::U0, super::ctx::ctx_2p_0k),
+            Source::Computed(super::ctx::u0_inputs, super::ctx::ctx_2p_0k),
         ),
         Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PIPE)),
         Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::STREAM)),
@@ -30,12 +32,13 @@ pub static COMM_LAT_PINNED: Table = Table {
     key: "comm_lat_pinned",
     title: "*Local* Communication latencies, both ends on one CPU (not in lmbench) - times in microseconds",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
         Column::new(
             "2p/0K",
             "ctxsw",
             5,
-            Source::Computed(&super::ctx::P0, super::ctx::ctx_2p_0k_pinned),
+            Source::Computed(super::ctx::p0_inputs, super::ctx::ctx_2p_0k_pinned),
         ),
         Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PINNED)),
         Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::PINNED)),

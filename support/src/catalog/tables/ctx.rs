@@ -55,14 +55,19 @@ fn noise(run: &dyn Lookup, ring: &Metric, v: f64) -> Option<String> {
     }
 }
 
-/// One line per shape of `table` ("ctx" or "ctx_pinned") whose paired
+/// The notes under [`CTX`]: see [`switch_notes`].
+pub fn ctx_notes(run: &dyn Lookup) -> Vec<String> {
+    switch_notes(false, run)
+}
+
+/// The notes under [`CTX_PINNED`]: see [`switch_notes`].
+pub fn ctx_pinned_notes(run: &dyn Lookup) -> Vec<String> {
+    switch_notes(true, run)
+}
+
+/// One line per shape (of the pinned rings, or the unpinned) whose paired
 /// switch `run` measured but did not find above its noise.
-pub fn switch_notes(table: &str, run: &dyn Lookup) -> Vec<String> {
-    let pinned = match table {
-        "ctx" => false,
-        "ctx_pinned" => true,
-        _ => return Vec::new(),
-    };
+pub fn switch_notes(pinned: bool, run: &dyn Lookup) -> Vec<String> {
     SHAPES
         .iter()
         .filter_map(|s| {
@@ -77,32 +82,35 @@ pub fn switch_notes(table: &str, run: &dyn Lookup) -> Vec<String> {
 }
 
 // `Source::Computed` takes a plain fn and the metrics it reads: one pair
-// per (shape, placement).
+// of fns per (shape, placement).
 macro_rules! shape {
     ($fname:ident, $inputs:ident, $i:literal, $col:tt, $pinned:literal, $trip:ident) => {
         fn $fname(run: &dyn Lookup) -> Option<f64> {
             let s = &SHAPES[$i];
             switch(run, s.$col, s.0, s.4, $pinned)
         }
-        // The switch, and the raw trip an older run holds instead (its
-        // overhead ids are read only when the trip is there).
-        pub(super) static $inputs: [&Metric; 2] = [SHAPES[$i].$col, &SHAPES[$i].4.$trip];
+        // The switch, and the raw trip and overhead an older run holds
+        // instead.
+        pub(super) fn $inputs() -> Vec<&'static Metric> {
+            let s = &SHAPES[$i];
+            vec![s.$col, &s.4.$trip, s.4.overhead]
+        }
     };
 }
-shape!(u0, U0, 0, 2, false, unpinned_trip);
-shape!(u1, U1, 1, 2, false, unpinned_trip);
-shape!(u2, U2, 2, 2, false, unpinned_trip);
-shape!(u3, U3, 3, 2, false, unpinned_trip);
-shape!(u4, U4, 4, 2, false, unpinned_trip);
-shape!(u5, U5, 5, 2, false, unpinned_trip);
-shape!(u6, U6, 6, 2, false, unpinned_trip);
-shape!(p0, P0, 0, 3, true, pinned_trip);
-shape!(p1, P1, 1, 3, true, pinned_trip);
-shape!(p2, P2, 2, 3, true, pinned_trip);
-shape!(p3, P3, 3, 3, true, pinned_trip);
-shape!(p4, P4, 4, 3, true, pinned_trip);
-shape!(p5, P5, 5, 3, true, pinned_trip);
-shape!(p6, P6, 6, 3, true, pinned_trip);
+shape!(u0, u0_inputs, 0, 2, false, unpinned_trip);
+shape!(u1, u1_inputs, 1, 2, false, unpinned_trip);
+shape!(u2, u2_inputs, 2, 2, false, unpinned_trip);
+shape!(u3, u3_inputs, 3, 2, false, unpinned_trip);
+shape!(u4, u4_inputs, 4, 2, false, unpinned_trip);
+shape!(u5, u5_inputs, 5, 2, false, unpinned_trip);
+shape!(u6, u6_inputs, 6, 2, false, unpinned_trip);
+shape!(p0, p0_inputs, 0, 3, true, pinned_trip);
+shape!(p1, p1_inputs, 1, 3, true, pinned_trip);
+shape!(p2, p2_inputs, 2, 3, true, pinned_trip);
+shape!(p3, p3_inputs, 3, 3, true, pinned_trip);
+shape!(p4, p4_inputs, 4, 3, true, pinned_trip);
+shape!(p5, p5_inputs, 5, 3, true, pinned_trip);
+shape!(p6, p6_inputs, 6, 3, true, pinned_trip);
 
 /// The 2p/0K one-CPU figure, repeated in the one-CPU communication table.
 pub fn ctx_2p_0k_pinned(run: &dyn Lookup) -> Option<f64> {
@@ -118,14 +126,15 @@ pub static CTX: Table = Table {
     key: "ctx",
     title: "Context switching - times in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: ctx_notes,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 6, Source::Computed(&U0, u0)),
-        Column::new("2p/16K", "ctxsw", 6, Source::Computed(&U1, u1)),
-        Column::new("2p/64K", "ctxsw", 6, Source::Computed(&U2, u2)),
-        Column::new("8p/16K", "ctxsw", 6, Source::Computed(&U3, u3)),
-        Column::new("8p/64K", "ctxsw", 6, Source::Computed(&U4, u4)),
-        Column::new("16p/16K", "ctxsw", 7, Source::Computed(&U5, u5)),
-        Column::new("16p/64K", "ctxsw", 7, Source::Computed(&U6, u6)),
+        Column::new("2p/0K", "ctxsw", 6, Source::Computed(u0_inputs, u0)),
+        Column::new("2p/16K", "ctxsw", 6, Source::Computed(u1_inputs, u1)),
+        Column::new("2p/64K", "ctxsw", 6, Source::Computed(u2_inputs, u2)),
+        Column::new("8p/16K", "ctxsw", 6, Source::Computed(u3_inputs, u3)),
+        Column::new("8p/64K", "ctxsw", 6, Source::Computed(u4_inputs, u4)),
+        Column::new("16p/16K", "ctxsw", 7, Source::Computed(u5_inputs, u5)),
+        Column::new("16p/64K", "ctxsw", 7, Source::Computed(u6_inputs, u6)),
     ],
 };
 
@@ -137,14 +146,15 @@ pub static CTX_PINNED: Table = Table {
     title:
         "Context switching, all ring members on one CPU (not in lmbench) - times in microseconds",
     unit: Unit::Micros,
+    notes: ctx_pinned_notes,
     columns: &[
-        Column::new("2p/0K", "ctxsw", 6, Source::Computed(&P0, p0)),
-        Column::new("2p/16K", "ctxsw", 6, Source::Computed(&P1, p1)),
-        Column::new("2p/64K", "ctxsw", 6, Source::Computed(&P2, p2)),
-        Column::new("8p/16K", "ctxsw", 6, Source::Computed(&P3, p3)),
-        Column::new("8p/64K", "ctxsw", 6, Source::Computed(&P4, p4)),
-        Column::new("16p/16K", "ctxsw", 7, Source::Computed(&P5, p5)),
-        Column::new("16p/64K", "ctxsw", 7, Source::Computed(&P6, p6)),
+        Column::new("2p/0K", "ctxsw", 6, Source::Computed(p0_inputs, p0)),
+        Column::new("2p/16K", "ctxsw", 6, Source::Computed(p1_inputs, p1)),
+        Column::new("2p/64K", "ctxsw", 6, Source::Computed(p2_inputs, p2)),
+        Column::new("8p/16K", "ctxsw", 6, Source::Computed(p3_inputs, p3)),
+        Column::new("8p/64K", "ctxsw", 6, Source::Computed(p4_inputs, p4)),
+        Column::new("16p/16K", "ctxsw", 7, Source::Computed(p5_inputs, p5)),
+        Column::new("16p/64K", "ctxsw", 7, Source::Computed(p6_inputs, p6)),
     ],
 };
 
@@ -180,7 +190,7 @@ mod tests {
         // 10 / 8 - 1.5 < 0: nothing, as lmbench.
         assert_eq!(CTX_PINNED.columns[3].source.eval(&old), None);
         assert_eq!(CTX.columns[0].source.eval(&old), None);
-        assert!(switch_notes("ctx_pinned", &old).is_empty());
+        assert!(ctx_pinned_notes(&old).is_empty());
         assert_eq!(SHAPES[3].4.unpinned_trip.id, "lat_ctx/unpinned/8p_16k");
         assert_eq!(SHAPES[3].2.id, "lat_ctx/switch_unpinned/8p_16k");
     }
@@ -190,7 +200,7 @@ mod tests {
         let run = Run(&[("lat_ctx/switch_pinned/2p_64k", 1.9, Some((1.7, 2.2)))]);
         assert_eq!(CTX_PINNED.columns[2].source.eval(&run), Some(1.9));
         assert_eq!(ctx_2p_0k_pinned(&run), None);
-        assert!(switch_notes("ctx_pinned", &run).is_empty());
+        assert!(ctx_pinned_notes(&run).is_empty());
     }
 
     #[test]
@@ -210,16 +220,15 @@ mod tests {
         assert_eq!(CTX.columns[0].source.eval(&run), None);
         assert_eq!(CTX.columns[1].source.eval(&run), Some(3.0));
         assert_eq!(
-            switch_notes("ctx_pinned", &run),
+            ctx_pinned_notes(&run),
             vec![
                 "2p/16K: - : switch not above its noise (median 0.400 us, 95% interval <=0..0.900 us); lmbench prints nothing for a non-positive result",
                 "16p/64K: - : switch not above its noise (median <=0 us, 95% interval <=0..0.200 us); lmbench prints nothing for a non-positive result",
             ]
         );
         assert_eq!(
-            switch_notes("ctx", &run),
+            ctx_notes(&run),
             vec!["2p/0K: - : switch not above its noise (median <=0 us); lmbench prints nothing for a non-positive result"]
         );
-        assert!(switch_notes("comm_lat", &run).is_empty());
     }
 }

@@ -5,25 +5,46 @@
 //! were used and which levels the curve does not confirm (lmbench's
 //! "Guesses").
 use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, MAX_SIZE, PAGE_FN, RAND_FN, TABLE_FN};
-use crate::catalog::{Column, Lookup, Source, Table, Unit};
+use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 use crate::chase::human_size;
 
 pub static MEM_LAT: Table = Table {
     key: "mem_lat",
     title: "Memory latencies in nanoseconds - smaller is better",
     unit: Unit::Nanos,
+    notes: mem_notes,
     columns: &[
+        super::mhz_column(5),
         Column::new(
-            "Mhz",
+            "L1 $",
             "",
-            5,
-            Source::Computed(&super::MHZ_INPUTS, super::mhz),
+            6,
+            Source::Computed(table_sweep, |r| level_value(r, 0)),
         ),
-        Column::new("L1 $", "", 6, Source::Derived(|r| level_value(r, 0))),
-        Column::new("L2 $", "", 6, Source::Derived(|r| level_value(r, 1))),
-        Column::new("L3 $", "", 6, Source::Derived(|r| level_value(r, 2))),
-        Column::new("Main mem", "", 8, Source::Derived(main_mem)),
-        Column::new("Rand mem", "", 8, Source::Derived(rand_mem)),
+        Column::new(
+            "L2 $",
+            "",
+            6,
+            Source::Computed(table_sweep, |r| level_value(r, 1)),
+        ),
+        Column::new(
+            "L3 $",
+            "",
+            6,
+            Source::Computed(table_sweep, |r| level_value(r, 2)),
+        ),
+        Column::new(
+            "Main mem",
+            "",
+            8,
+            Source::Computed(|| at_max(TABLE_FN), main_mem),
+        ),
+        Column::new(
+            "Rand mem",
+            "",
+            8,
+            Source::Computed(|| at_max(RAND_FN), rand_mem),
+        ),
     ],
 };
 
@@ -35,14 +56,63 @@ pub static MEM_RAND: Table = Table {
     key: "mem_rand",
     title: "Memory latencies, random in level (not in lmbench) - times in nanoseconds",
     unit: Unit::Nanos,
+    notes: rand_notes,
     columns: &[
-        Column::new("L1 $", "", 6, Source::Derived(|r| in_level_value(r, 0))),
-        Column::new("L2 $", "", 6, Source::Derived(|r| in_level_value(r, 1))),
-        Column::new("L3 $", "", 6, Source::Derived(|r| in_level_value(r, 2))),
-        Column::new("Main mem", "", 8, Source::Derived(in_page_mem)),
-        Column::new("TLB/page", "walk", 8, Source::Derived(page_walk)),
+        Column::new(
+            "L1 $",
+            "",
+            6,
+            Source::Computed(inpage_sweep, |r| in_level_value(r, 0)),
+        ),
+        Column::new(
+            "L2 $",
+            "",
+            6,
+            Source::Computed(inpage_sweep, |r| in_level_value(r, 1)),
+        ),
+        Column::new(
+            "L3 $",
+            "",
+            6,
+            Source::Computed(inpage_sweep, |r| in_level_value(r, 2)),
+        ),
+        Column::new(
+            "Main mem",
+            "",
+            8,
+            Source::Computed(|| at_max(INPAGE_FN), in_page_mem),
+        ),
+        Column::new(
+            "TLB/page",
+            "walk",
+            8,
+            Source::Computed(|| at_max(PAGE_FN), page_walk),
+        ),
     ],
 };
+
+/// The points a level column may read: the whole stride-128 sweep (which
+/// one depends on the machine's caches), and the curve that places the
+/// levels the OS does not give.
+fn table_sweep() -> Vec<&'static Metric> {
+    lm::PROGRAM
+        .function(TABLE_FN)
+        .chain(lm::PROGRAM.function(LEVEL_FN))
+        .collect()
+}
+
+/// The points a random-in-level column may read (as [`table_sweep`]).
+fn inpage_sweep() -> Vec<&'static Metric> {
+    lm::PROGRAM
+        .function(INPAGE_FN)
+        .chain(lm::PROGRAM.function(LEVEL_FN))
+        .collect()
+}
+
+/// The point of chain `function` at the sweep's largest size.
+fn at_max(function: &str) -> Vec<&'static Metric> {
+    lm::point(function, MAX_SIZE).into_iter().collect()
+}
 
 fn in_level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
     let (size, _) = level_points_of(run, INPAGE_FN)[i]?;
@@ -86,7 +156,7 @@ pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
 
 /// The curve levels are read from: the widest stride, which the hardware
 /// prefetchers follow least (stride 128 hides most of L2 and L3).
-pub const LEVEL_FN: &str = "s1024";
+pub const LEVEL_FN: &str = lm::function::S1024;
 
 /// Where the curve says cache levels end: each rise of at least 30 %, as
 /// (last size before it, size where it tops out); a level's size lies

@@ -1,5 +1,4 @@
 //! lmbench's summary tables, one module each, in lmbench's print order.
-//! Columns whose bench does not exist yet are `Source::Pending` and print `-`.
 
 mod comm_bw;
 mod comm_lat;
@@ -28,7 +27,7 @@ pub use remote::{remote_metrics, REMOTE_BW, REMOTE_LAT};
 pub use scaling::{SCALING, SCALING_AGG};
 pub use sysparams::{tlb_pages, SYSPARAMS};
 
-use super::{Lookup, Table};
+use super::{Column, Lookup, Metric, Source, Table, Unit};
 
 /// Every table, in the order lmbench's summary prints them.
 pub static TABLES: &[&Table] = &[
@@ -54,20 +53,19 @@ pub static TABLES: &[&Table] = &[
     &SCALING_AGG,
 ];
 
-/// Lines printed under table `key` for one run (the sizes and points a
-/// derived column used, caps, lmbench's "Guesses"); empty for most tables.
-pub fn table_notes(key: &str, run: &dyn Lookup) -> Vec<String> {
-    match key {
-        "mem_lat" => mem_notes(run),
-        "mem_rand" => rand_notes(run),
-        "comm_bw" => comm_bw::bw_notes(run),
-        "ctx" | "ctx_pinned" => ctx::switch_notes(key, run),
-        _ => Vec::new(),
-    }
+/// What the clock columns read: the mhz program's two chains.
+fn mhz_inputs() -> Vec<&'static Metric> {
+    vec![&super::mhz::ADD, &super::mhz::XOR]
 }
 
-/// What the clock columns read: the mhz program's two chains.
-pub static MHZ_INPUTS: [&super::Metric; 2] = [&super::mhz::ADD, &super::mhz::XOR];
+/// The clock columns' header.
+pub const MHZ_HEADER: &str = "Mhz";
+
+/// The clock column of the tables that open with one (lmbench's first
+/// column), `width` wide.
+pub const fn mhz_column(width: usize) -> Column {
+    Column::new(MHZ_HEADER, "", width, Source::Computed(mhz_inputs, mhz)).in_unit(Unit::Mhz)
+}
 
 /// The clock in MHz: measured when the run has lat_ops, else the OS's
 /// nominal figure (machine fact `cpu_mhz`).

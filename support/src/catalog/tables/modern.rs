@@ -10,12 +10,13 @@ use crate::catalog::lat_spawn as spawn;
 use crate::catalog::lat_uring as uring;
 use crate::catalog::lat_vm as vm;
 use crate::catalog::lat_wake as wake;
-use crate::catalog::{Column, Source, Table, Unit};
+use crate::catalog::{no_notes, Column, Source, Table, Unit};
 
 pub static MODERN: Table = Table {
     key: "modern",
     title: "Modern kernel paths, clocks, polling and memory - times in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
         Column::new("clk", "vdso", 4, Source::Metric(&clock::VDSO)),
         Column::new("clk", "sysc", 4, Source::Metric(&clock::SYSCALL)),
@@ -35,6 +36,7 @@ pub static MODERN_PROC: Table = Table {
     key: "modern_proc",
     title: "Modern kernel paths, wake-ups, creation and io_uring - times in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
         Column::new("evfd", "proc", 4, Source::Metric(&wake::U_EVENTFD)),
         Column::new("futx", "proc", 4, Source::Metric(&wake::U_FUTEX)),

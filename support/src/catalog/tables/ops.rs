@@ -1,12 +1,13 @@
 //! lmbench's four basic-operations tables. "mod" is the `N % x + C` chain
 //! minus the add chain of the same type, so it reads the modulo alone.
 use crate::catalog::lat_ops as m;
-use crate::catalog::{Column, Source, Table, Unit};
+use crate::catalog::{no_notes, Column, Source, Table, Unit};
 
 pub static OPS_INT: Table = Table {
     key: "ops_int",
     title: "Basic integer operations - times in nanoseconds - smaller is better",
     unit: Unit::Nanos,
+    notes: no_notes,
     columns: &[
         Column::new("intgr", "bit", 6, Source::Metric(&m::INT_BIT)),
         Column::new("intgr", "add", 6, Source::Metric(&m::INT_ADD)),
@@ -20,6 +21,7 @@ pub static OPS_INT64: Table = Table {
     key: "ops_int64",
     title: "Basic uint64 operations - times in nanoseconds - smaller is better",
     unit: Unit::Nanos,
+    notes: no_notes,
     columns: &[
         Column::new("int64", "bit", 6, Source::Metric(&m::INT64_BIT)),
         Column::new("int64", "add", 6, Source::Metric(&m::INT64_ADD)),
@@ -38,6 +40,7 @@ pub static OPS_FLOAT: Table = Table {
     key: "ops_float",
     title: "Basic float operations - times in nanoseconds - smaller is better",
     unit: Unit::Nanos,
+    notes: no_notes,
     columns: &[
         Column::new("float", "add", 6, Source::Metric(&m::FLOAT_ADD)),
         Column::new("float", "mul", 6, Source::Metric(&m::FLOAT_MUL)),
@@ -50,6 +53,7 @@ pub static OPS_DOUBLE: Table = Table {
     key: "ops_double",
     title: "Basic double operations - times in nanoseconds - smaller is better",
     unit: Unit::Nanos,
+    notes: no_notes,
     columns: &[
         Column::new("double", "add", 6, Source::Metric(&m::DOUBLE_ADD)),
         Column::new("double", "mul", 6, Source::Metric(&m::DOUBLE_MUL)),

@@ -1,16 +1,14 @@
-use crate::catalog::{lat_proc, lat_select, lat_sig, lat_syscall, Column, Source, Table, Unit};
+use crate::catalog::{
+    lat_proc, lat_select, lat_sig, lat_syscall, no_notes, Column, Source, Table, Unit,
+};
 
 pub static PROCESSES: Table = Table {
     key: "processes",
     title: "Processor, Processes - times in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
-        Column::new(
-            "Mhz",
-            "",
-            4,
-            Source::Computed(&super::MHZ_INPUTS, super::mhz),
-        ),
+        super::mhz_column(4),
         Column::new("null", "call", 4, Source::Metric(&lat_syscall::NULL)),
         Column::new(
             "null",

@@ -3,7 +3,7 @@
 //! (`LMBENCH_REMOTE`). The summary names the peer under each table.
 
 use crate::catalog::{
-    bw_tcp, lat_connect, lat_rpc, lat_tcp, lat_udp, Column, Metric, Source, Table, Unit,
+    bw_tcp, lat_connect, lat_rpc, lat_tcp, lat_udp, no_notes, Column, Metric, Source, Table, Unit,
 };
 
 /// The metrics measured against the remote peer: those of the two tables.
@@ -18,6 +18,7 @@ pub static REMOTE_LAT: Table = Table {
     key: "remote_lat",
     title: "*Remote* Communication latencies in microseconds - smaller is better",
     unit: Unit::Micros,
+    notes: no_notes,
     columns: &[
         Column::new("UDP", "", 5, Source::Metric(&lat_udp::REMOTE)),
         Column::new("RPC/", "UDP", 5, Source::Metric(&lat_rpc::REMOTE_UDP)),
@@ -34,6 +35,7 @@ pub static REMOTE_BW: Table = Table {
     key: "remote_bw",
     title: "*Remote* Communication bandwidths in MB/s - bigger is better",
     unit: Unit::MBps,
+    notes: no_notes,
     columns: &[
         Column::new("TCP", "read", 5, Source::Metric(&bw_tcp::REMOTE_READ_10M)),
         Column::new("TCP", "write", 5, Source::Metric(&bw_tcp::REMOTE_WRITE_10M)),

@@ -3,7 +3,7 @@
 //! processes and as threads. Efficiency 1.0 is perfect scaling: N copies
 //! together do N times the work of one in the same time.
 use crate::catalog::scaling::{Series, SERIES};
-use crate::catalog::{Column, Lookup, Source, Table, Unit};
+use crate::catalog::{no_notes, Column, Lookup, Metric, Source, Table, Unit};
 
 /// N of a run: the machine fact `ncpu`.
 fn n(run: &dyn Lookup) -> Option<f64> {
@@ -45,8 +45,11 @@ pub fn aggregate(run: &dyn Lookup, s: &Series) -> Option<f64> {
 }
 
 macro_rules! per_series {
-    ($($eff:ident, $agg:ident, $i:literal;)*) => {
+    ($($eff:ident, $agg:ident, $inputs:ident, $i:literal;)*) => {
         $(
+            fn $inputs() -> Vec<&'static Metric> {
+                SERIES[$i].metrics[..2].to_vec()
+            }
             fn $eff(run: &dyn Lookup) -> Option<f64> {
                 efficiency(run, &SERIES[$i])
             }
@@ -58,17 +61,18 @@ macro_rules! per_series {
 }
 
 per_series! {
-    e0, a0, 0; e1, a1, 1; e2, a2, 2; e3, a3, 3; e4, a4, 4; e5, a5, 5;
-    e6, a6, 6; e7, a7, 7; e8, a8, 8; e9, a9, 9; e10, a10, 10; e11, a11, 11;
+    e0, a0, i0, 0; e1, a1, i1, 1; e2, a2, i2, 2; e3, a3, i3, 3; e4, a4, i4, 4; e5, a5, i5, 5;
+    e6, a6, i6, 6; e7, a7, i7, 7; e8, a8, i8, 8; e9, a9, i9, 9; e10, a10, i10, 10;
+    e11, a11, i11, 11;
 }
 
 macro_rules! columns {
-    ($($top:literal, $proc:ident, $thread:ident;)*) => {
+    ($($top:literal, $proc:ident($pin:ident), $thread:ident($tin:ident);)*) => {
         &[
             Column::new("N", "", 3, Source::Fact(n)),
             $(
-                Column::new($top, "proc", 5, Source::Derived($proc)),
-                Column::new("", "thrd", 5, Source::Derived($thread)),
+                Column::new($top, "proc", 5, Source::Computed($pin, $proc)),
+                Column::new("", "thrd", 5, Source::Computed($tin, $thread)),
             )*
         ]
     };
@@ -78,13 +82,14 @@ pub static SCALING: Table = Table {
     key: "scaling",
     title: "Scaling - efficiency at N copies",
     unit: Unit::Count,
+    notes: no_notes,
     columns: columns! {
-        "null call", e0, e1;
-        "pipe rtrip", e2, e3;
-        "page fault", e4, e5;
-        "open shared", e6, e7;
-        "open own", e8, e9;
-        "mem read", e10, e11;
+        "null call", e0(i0), e1(i1);
+        "pipe rtrip", e2(i2), e3(i3);
+        "page fault", e4(i4), e5(i5);
+        "open shared", e6(i6), e7(i7);
+        "open own", e8(i8), e9(i9);
+        "mem read", e10(i10), e11(i11);
     },
 };
 
@@ -92,20 +97,20 @@ pub static SCALING_AGG: Table = Table {
     key: "scaling_agg",
     title: "Scaling - aggregate at N copies - millions of ops/s (mem read MB/s) - bigger is better",
     unit: Unit::Count,
+    notes: no_notes,
     columns: columns! {
-        "null call", a0, a1;
-        "pipe rtrip", a2, a3;
-        "page fault", a4, a5;
-        "open shared", a6, a7;
-        "open own", a8, a9;
-        "mem read", a10, a11;
+        "null call", a0(i0), a1(i1);
+        "pipe rtrip", a2(i2), a3(i3);
+        "page fault", a4(i4), a5(i5);
+        "open shared", a6(i6), a7(i7);
+        "open own", a8(i8), a9(i9);
+        "mem read", a10(i10), a11(i11);
     },
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Metric;
 
     struct Run(&'static [(&'static str, f64)], &'static str);
     impl Lookup for Run {

@@ -2,24 +2,31 @@
 //! chains, see `tables::measured_mhz`); "OS" beside it is the nominal figure the OS reports.
 //! tlb pages, cache line and mem par are derived from the tlb, lat_mem_rd
 //! and par_mem curves.
-use crate::catalog::{par_mem, tlb, Column, Lookup, Source, Table, Unit};
+use crate::catalog::{no_notes, par_mem, tlb, Column, Lookup, Metric, Source, Table, Unit};
 
 pub static SYSPARAMS: Table = Table {
     key: "sysparams",
     title: "Basic system parameters",
     unit: Unit::Count,
+    notes: no_notes,
     columns: &[
+        super::mhz_column(5),
+        Column::new(super::MHZ_HEADER, "OS", 5, Source::Fact(super::nominal_mhz))
+            .in_unit(Unit::Mhz),
         Column::new(
-            "Mhz",
-            "",
+            "tlb",
+            "pages",
             5,
-            Source::Computed(&super::MHZ_INPUTS, super::mhz),
+            Source::Computed(|| tlb::PROGRAM.metrics.to_vec(), tlb_pages),
         ),
-        Column::new("Mhz", "OS", 5, Source::Fact(super::nominal_mhz)),
-        Column::new("tlb", "pages", 5, Source::Derived(tlb_pages)),
         Column::new("cache", "line", 5, Source::Fact(cache_line)),
-        Column::new("mem", "par", 6, Source::Derived(mem_par)),
-        Column::new("scal", "load", 4, Source::Derived(scal_load)),
+        Column::new(
+            "mem",
+            "par",
+            6,
+            Source::Computed(|| par_mem::PROGRAM.metrics.to_vec(), mem_par),
+        ),
+        Column::new("scal", "load", 4, Source::Computed(scal_inputs, scal_load)),
     ],
 };
 
@@ -33,8 +40,8 @@ pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
     let mut last_ok = None;
     for n in tlb::counts() {
         let (Some(p), Some(l)) = (
-            run.value(tlb::point("pages", n)?),
-            run.value(tlb::point("lines", n)?),
+            run.value(tlb::point(tlb::function::PAGES, n)?),
+            run.value(tlb::point(tlb::function::LINES, n)?),
         ) else {
             continue;
         };
@@ -64,6 +71,16 @@ pub fn mem_par(run: &dyn Lookup) -> Option<f64> {
         .iter()
         .filter_map(|m| Some(par_mem::k_of(m)? as f64 * t1 / run.value(m)?))
         .reduce(f64::max)
+}
+
+/// What the scal load column reads: the columns it stands beside.
+fn scal_inputs() -> Vec<&'static Metric> {
+    tlb::PROGRAM
+        .metrics
+        .iter()
+        .chain(par_mem::PROGRAM.metrics)
+        .copied()
+        .collect()
 }
 
 /// The parallelism of the run: the `scal_load` fact if set, else 1 when
