@@ -34,7 +34,7 @@ pub fn main(_: &[String]) -> io::Result<()> {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::os::fd::{AsRawFd, OwnedFd, RawFd};
     use std::sync::atomic::AtomicU32;
     use std::sync::Arc;
 
@@ -118,13 +118,8 @@ mod linux {
     }
 
     fn eventfd() -> io::Result<OwnedFd> {
-        // SAFETY: eventfd returns a fresh descriptor we own, or -1.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fresh, owned by nobody else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        use nix::sys::eventfd::{EfdFlags, EventFd};
+        Ok(EventFd::from_flags(EfdFlags::EFD_CLOEXEC)?.into())
     }
 
     #[inline]
@@ -247,22 +242,9 @@ mod linux {
                     Pair::Futex(0, p, w)
                 }
                 "dgram" => {
-                    let mut sv = [0; 2];
-                    // SAFETY: sv has room for the two descriptors.
-                    let r = unsafe {
-                        libc::socketpair(
-                            libc::AF_UNIX,
-                            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-                            0,
-                            sv.as_mut_ptr(),
-                        )
-                    };
-                    if r != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    // SAFETY: both descriptors are fresh and ours.
-                    let (ours, theirs) =
-                        unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+                    use socket2::{Domain, Socket, Type};
+                    let (ours, theirs) = Socket::pair(Domain::UNIX, Type::DGRAM, None)?;
+                    let (ours, theirs) = (OwnedFd::from(ours), OwnedFd::from(theirs));
                     let fd = theirs.as_raw_fd();
                     let p = fork_partner(|| {
                         let mut b = [0u8; 1];
