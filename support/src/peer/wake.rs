@@ -38,6 +38,8 @@ mod linux {
     use std::sync::atomic::AtomicU32;
     use std::sync::Arc;
 
+    use nix::mqueue;
+
     use super::UNAVAILABLE;
     use crate::{kpath, sys};
 
@@ -153,52 +155,40 @@ mod linux {
         }
     }
 
-    struct Queue(libc::mqd_t);
+    /// A POSIX message queue, closed on drop (nix's `MqdT` is not).
+    struct Queue(Option<mqueue::MqdT>);
 
     impl Queue {
         fn open(tag: &str) -> io::Result<Queue> {
+            use mqueue::{mq_open, mq_unlink, MQ_OFlag, MqAttr};
+            use nix::sys::stat::Mode;
             let name = std::ffi::CString::new(format!("/lmbench-wake-{}-{tag}", sys::getpid()))
                 .map_err(io::Error::other)?;
-            // SAFETY: a zeroed mq_attr is valid; we set the two sizes used.
-            let mut attr: libc::mq_attr = unsafe { std::mem::zeroed() };
-            attr.mq_maxmsg = 1;
-            attr.mq_msgsize = 8;
-            // SAFETY: name is NUL-terminated; mode and attr are the two
-            // variadic arguments O_CREAT requires.
-            let q = unsafe {
-                libc::mq_open(
-                    name.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR,
-                    0o600 as libc::mode_t,
-                    &attr as *const libc::mq_attr,
-                )
-            };
-            if q < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            // One message of up to 8 bytes.
+            let attr = MqAttr::new(0, 1, 8, 0);
+            let flags = MQ_OFlag::O_CREAT | MQ_OFlag::O_EXCL | MQ_OFlag::O_RDWR;
+            let q = mq_open(
+                name.as_c_str(),
+                flags,
+                Mode::from_bits_truncate(0o600),
+                Some(&attr),
+            )?;
             // Unlinked at once: nothing is left behind, whatever happens.
-            // SAFETY: name is NUL-terminated.
-            unsafe { libc::mq_unlink(name.as_ptr()) };
-            Ok(Queue(q))
+            let _ = mq_unlink(name.as_c_str());
+            Ok(Queue(Some(q)))
         }
         #[inline]
         fn send(&self, byte: u8) -> io::Result<()> {
-            // SAFETY: one valid byte, priority 0.
-            if unsafe { libc::mq_send(self.0, [byte].as_ptr().cast(), 1, 0) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
+            let q = self.0.as_ref().expect("open until dropped");
+            Ok(mqueue::mq_send(q, &[byte], 0)?)
         }
         #[inline]
         fn recv(&self, want: u8) -> io::Result<()> {
+            let q = self.0.as_ref().expect("open until dropped");
             let mut buf = [0u8; 8];
-            // SAFETY: buf holds mq_msgsize (8) bytes.
-            let n = unsafe {
-                libc::mq_receive(self.0, buf.as_mut_ptr().cast(), 8, std::ptr::null_mut())
-            };
-            match n {
+            let mut prio = 0;
+            match mqueue::mq_receive(q, &mut buf, &mut prio)? {
                 1 if buf[0] == want => Ok(()),
-                n if n < 0 => Err(io::Error::last_os_error()),
                 n => Err(io::Error::other(format!(
                     "message of {n} bytes {:?}",
                     &buf[..1]
@@ -209,8 +199,9 @@ mod linux {
 
     impl Drop for Queue {
         fn drop(&mut self) {
-            // SAFETY: a queue descriptor we own.
-            unsafe { libc::mq_close(self.0) };
+            if let Some(q) = self.0.take() {
+                let _ = mqueue::mq_close(q);
+            }
         }
     }
 
