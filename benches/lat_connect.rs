@@ -55,7 +55,7 @@ fn lat_connect(c: &mut Criterion) {
     let deadline = check(m, "deadline timer", Stall::new());
     let connect = || -> std::io::Result<()> {
         let fd = ipc::tcp_socket()?;
-        ipc::connect(fd.as_raw_fd(), port)?;
+        ipc::connect(&fd, port)?;
         drop(fd); // close(2)
         Ok(())
     };

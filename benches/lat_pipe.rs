@@ -23,7 +23,7 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, on_one_cpu, Class, Group};
 use lmbench_support::ipc;
 use lmbench_support::stall::Stall;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
@@ -48,7 +48,7 @@ fn pipe(c: &mut Criterion, m: &'static Metric) {
     // The peer holds the only copies of its ends: its death is our EOF.
     drop((req_r, ans_w));
     let deadline = check(m, "deadline timer", Stall::new());
-    let (w, r) = (req_w.as_raw_fd(), ans_r.as_raw_fd());
+    let (w, r) = (req_w.as_fd(), ans_r.as_fd());
     check(
         m,
         "untimed round trip",

@@ -67,17 +67,16 @@ extern "C" fn count_info(_sig: libc::c_int, _: *mut libc::siginfo_t, _: *mut lib
 /// Installs [`count_info`] for SIGUSR1 as protfault installs its SIGSEGV
 /// handler: SA_SIGINFO|SA_ONSTACK, empty mask.
 fn install_info() -> std::io::Result<()> {
-    // SAFETY: a zeroed sigaction is valid; the handler has the
-    // three-argument signature SA_SIGINFO expects and is async-signal-safe.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = count_info as *const () as usize;
-        sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-        libc::sigemptyset(&mut sa.sa_mask);
-        if libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut()) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    // SigHandler::SigAction adds SA_SIGINFO.
+    let sa = SigAction::new(
+        SigHandler::SigAction(count_info),
+        SaFlags::SA_ONSTACK,
+        SigSet::empty(),
+    );
+    // SAFETY: the handler has the three-argument signature SA_SIGINFO
+    // expects and is async-signal-safe (one atomic add).
+    unsafe { sigaction(Signal::SIGUSR1, &sa) }?;
     Ok(())
 }
 

@@ -43,8 +43,9 @@ pub fn crash_point() {
     });
     if let Some((n, sig)) = *target {
         if SEEN.fetch_add(1, Ordering::Relaxed) + 1 == n {
-            // SAFETY: raise only sends a signal to this process.
-            unsafe { libc::raise(sig) };
+            if let Ok(sig) = nix::sys::signal::Signal::try_from(sig) {
+                let _ = nix::sys::signal::raise(sig);
+            }
         }
     }
 }
@@ -102,29 +103,18 @@ pub fn publish(tmp: &Path, dest: &Path, replace: bool) -> Result<()> {
 /// Swaps `tmp` (the new run) and `dest` (the old) in one step where the
 /// kernel can; else moves the old aside first (a moment without `dest`).
 fn exchange(tmp: &Path, dest: &Path) -> Result<()> {
-    #[cfg(target_os = "linux")]
+    // nix has renameat2 for glibc only.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        use std::ffi::CString;
-        use std::os::unix::ffi::OsStrExt;
-        let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("NUL in a path");
-        let (a, b) = (c(tmp)?, c(dest)?);
-        // SAFETY: two valid C strings; renameat2 touches no other memory.
-        let r = unsafe {
-            libc::renameat2(
-                libc::AT_FDCWD,
-                a.as_ptr(),
-                libc::AT_FDCWD,
-                b.as_ptr(),
-                libc::RENAME_EXCHANGE,
-            )
-        };
-        if r == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        // EINVAL/ENOSYS: a file system or kernel without RENAME_EXCHANGE.
-        if !matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOSYS)) {
-            return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
+        use nix::errno::Errno;
+        use nix::fcntl::{renameat2, RenameFlags, AT_FDCWD};
+        match renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RenameFlags::RENAME_EXCHANGE) {
+            Ok(()) => return Ok(()),
+            // A file system or kernel without RENAME_EXCHANGE.
+            Err(Errno::EINVAL | Errno::ENOSYS) => {}
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot replace {}", dest.display()));
+            }
         }
     }
     let name = dest
@@ -161,9 +151,11 @@ pub fn sweep_stale(machine_dir: &Path) -> usize {
         else {
             continue;
         };
-        // SAFETY: signal 0 only checks that the pid exists.
-        let alive = unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        // Signal 0 only checks that the pid exists.
+        let alive = matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Ok(()) | Err(nix::errno::Errno::EPERM)
+        );
         if !alive && fs::remove_dir_all(e.path()).is_ok() {
             removed += 1;
         }

@@ -9,16 +9,17 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
 
 /// A held lock; released when dropped (or when the process dies).
 #[derive(Debug)]
 pub struct Lock {
-    _file: File,
+    _file: Flock<File>,
     pub path: PathBuf,
 }
 
@@ -34,7 +35,7 @@ impl Lock {
     /// itself so nothing is added to it (a results directory is committed).
     pub fn try_acquire(path: &Path) -> Result<std::result::Result<Lock, Busy>> {
         let is_dir = path.is_dir();
-        let mut file = if is_dir {
+        let file = if is_dir {
             File::open(path)
         } else {
             OpenOptions::new()
@@ -45,16 +46,17 @@ impl Lock {
                 .open(path)
         }
         .with_context(|| format!("cannot open lock {}", path.display()))?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::WouldBlock {
+        let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(locked) => locked,
+            Err((mut file, Errno::EWOULDBLOCK)) => {
                 let mut text = String::new();
                 let _ = file.read_to_string(&mut text);
                 return Ok(Err(Busy::Held(text.trim().parse().ok())));
             }
-            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
-        }
+            Err((_, e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+        };
         // Ours now: say who holds it.
         if !is_dir {
             let _ = file.set_len(0);
@@ -106,17 +108,16 @@ pub fn run_lock_path(log_dir: &Path) -> PathBuf {
 /// `lmbench save`: the live results are still being written); else holds
 /// the lock shared, so saves go on side by side but no run starts until
 /// they are done.
-pub fn refuse_during_run() -> Result<Option<File>> {
+pub fn refuse_during_run() -> Result<Option<Flock<File>>> {
     let path = run_lock_path(&run_dir());
     if !path.exists() {
         return Ok(None);
     }
-    let mut file =
-        File::open(&path).with_context(|| format!("cannot open lock {}", path.display()))?;
-    // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0 {
-        return Ok(Some(file));
-    }
+    let file = File::open(&path).with_context(|| format!("cannot open lock {}", path.display()))?;
+    let mut file = match Flock::lock(file, FlockArg::LockSharedNonblock) {
+        Ok(locked) => return Ok(Some(locked)),
+        Err((file, _)) => file,
+    };
     let mut text = String::new();
     let _ = file.read_to_string(&mut text);
     let pid = text.trim().parse().ok();

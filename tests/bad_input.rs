@@ -119,8 +119,7 @@ fn read_only_results_dir() {
     );
     assert_eq!(snap, snapshot(&env.results()));
 
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         use std::os::unix::fs::PermissionsExt;
         let vm = env.results().join("vm");
         std::fs::set_permissions(&vm, std::fs::Permissions::from_mode(0o555)).unwrap();

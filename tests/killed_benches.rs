@@ -195,8 +195,11 @@ struct GroupGuard(u32);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        // SAFETY: kill(2) of our child's process group.
-        unsafe { libc::kill(-(self.0 as i32), libc::SIGKILL) };
+        // The whole process group of our child.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.0 as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
 }
 
@@ -228,8 +231,10 @@ fn a_stopped_peer_fails_its_bench_within_seconds_naming_the_metric() {
         let _guard = GroupGuard(child.id());
         let peers = peers_up(child.id(), n);
         for &p in &peers {
-            // SAFETY: kill(2) of a process of this test's group.
-            unsafe { libc::kill(p as i32, libc::SIGSTOP) };
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(p as i32),
+                nix::sys::signal::Signal::SIGSTOP,
+            );
         }
         let stopped = Instant::now();
         let limit = Duration::from_secs(25);
@@ -416,8 +421,7 @@ fn file_benches_on_a_full_disk_fail_naming_the_metric_and_clean_up() {
     if !slow_tests() {
         return;
     }
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         eprintln!("skipped: mounting a small tmpfs needs root");
         return;
     }

@@ -2,7 +2,7 @@
 //! clear error on our side (never a hang), and the RPC server survives
 //! garbage.
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::{Duration, Instant};
 
 use lmbench_support::catalog::{lat_pipe, lat_tcp};
@@ -27,7 +27,7 @@ fn killed_tcp_peer_fails_the_bench_quickly_with_its_id() {
     let (ours, theirs) = ipc::tcp_pair().unwrap();
     let peer = ipc::spawn_with_fds(PEER, &["echo"], &[theirs.as_raw_fd()]).unwrap();
     drop(theirs);
-    let fd = ours.as_raw_fd();
+    let fd = ours.as_fd();
     ipc::set_recv_timeout(fd, ipc::ANSWER_TIMEOUT).unwrap();
     ipc::echo_loop(fd, fd, 1, 100, None).unwrap();
     sys::kill(peer.id() as i32, libc::SIGKILL).unwrap();
@@ -56,7 +56,7 @@ fn stopped_pipe_peer_fails_the_bench_by_its_deadline() {
     .unwrap();
     drop((req_r, ans_w));
     let deadline = Stall::new().unwrap();
-    let (w, r) = (req_w.as_raw_fd(), ans_r.as_raw_fd());
+    let (w, r) = (req_w.as_fd(), ans_r.as_fd());
     ipc::echo_loop(w, r, 1, 100, Some(&deadline)).unwrap();
     // A peer that stops answering (SIGSTOP) rather than dying.
     sys::kill(peer.id() as i32, libc::SIGSTOP).unwrap();
@@ -166,7 +166,7 @@ fn rpc_server_survives_garbage_and_truncated_records() {
 
     // UDP garbage and a truncated call: dropped, no crash.
     let (junk, _) = ipc::udp_socket().unwrap();
-    ipc::connect(junk.as_raw_fd(), udp_port).unwrap();
+    ipc::connect(&junk, udp_port).unwrap();
     for msg in [
         &b"garbage!"[..],
         &[0u8; 3],
@@ -183,7 +183,7 @@ fn rpc_server_survives_garbage_and_truncated_records() {
     drop(cut);
     // A well-framed call with bad arguments gets GARBAGE_ARGS, not silence.
     let bad = ipc::tcp_connect(tcp_port).unwrap();
-    ipc::set_recv_timeout(bad.as_raw_fd(), Duration::from_secs(3)).unwrap();
+    ipc::set_recv_timeout(&bad, Duration::from_secs(3)).unwrap();
     sys::write(
         bad.as_raw_fd(),
         &rpc::frame(&rpc::encode_call(9, rpc::PROG, 1, 1, &[1])),

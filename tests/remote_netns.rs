@@ -37,8 +37,7 @@ fn ip(args: &[&str]) -> Result<String, String> {
 
 /// The reason this machine cannot run the test, if it cannot.
 fn cannot_run() -> Option<String> {
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         return Some("network namespaces need root".into());
     }
     if Command::new("ip").arg("-V").output().is_err() {

@@ -302,18 +302,14 @@ fn a_second_run_in_one_checkout_is_refused_and_a_killed_run_frees_the_lock() {
 /// SIGXFSZ ignored, so an over-long write fails with EFBIG as a full disk
 /// fails with ENOSPC.
 fn with_fsize_limit(c: &mut Command, bytes: u64) {
+    use nix::sys::resource::{setrlimit, Resource};
+    use nix::sys::signal::{signal, SigHandler, Signal};
     // SAFETY: setrlimit and signal are async-signal-safe; nothing else runs
-    // between fork and exec.
+    // between fork and exec; SIG_IGN runs no handler.
     unsafe {
         c.pre_exec(move || {
-            let lim = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes)?;
+            signal(Signal::SIGXFSZ, SigHandler::SigIgn)?;
             Ok(())
         });
     }
@@ -343,8 +339,7 @@ pub struct SmallFs(pub tempfile::TempDir);
 
 impl SmallFs {
     pub fn new(size: &str) -> Option<SmallFs> {
-        // SAFETY: geteuid cannot fail.
-        if unsafe { libc::geteuid() } != 0 {
+        if !nix::unistd::geteuid().is_root() {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -291,15 +291,10 @@ fn diff(a: &Snapshot, b: &Snapshot) -> Activity {
 
 /// The timed process's involuntary context switches so far.
 fn involuntary_switches() -> i64 {
-    // SAFETY: getrusage writes one rusage struct, which we own and that
-    // starts zeroed; RUSAGE_SELF is always valid.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut ru) != 0 {
-            return 0;
-        }
-        ru.ru_nivcsw as i64
-    }
+    use nix::sys::resource::{getrusage, UsageWho};
+    // c_long: i64 here, i32 on 32-bit targets.
+    #[allow(clippy::unnecessary_cast)]
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0, |ru| ru.involuntary_context_switches() as i64)
 }
 
 /// The 1-minute load average.
@@ -385,14 +380,10 @@ mod tests {
     }
 
     fn own_cpu_s() -> f64 {
-        // SAFETY: getrusage fills the zeroed struct we own.
-        let ru = unsafe {
-            let mut ru: libc::rusage = std::mem::zeroed();
-            libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-            ru
-        };
-        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        tv(ru.ru_utime) + tv(ru.ru_stime)
+        use nix::sys::resource::{getrusage, UsageWho};
+        use nix::sys::time::TimeValLike;
+        let ru = getrusage(UsageWho::RUSAGE_SELF).unwrap();
+        (ru.user_time().num_microseconds() + ru.system_time().num_microseconds()) as f64 / 1e6
     }
 
     #[test]

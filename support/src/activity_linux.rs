@@ -11,8 +11,8 @@ use crate::activity::Proc;
 
 /// Seconds per clock tick (`USER_HZ`, 100 on every Linux we know).
 fn tick_s() -> f64 {
-    // SAFETY: sysconf only reads a configuration value.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    use nix::unistd::{sysconf, SysconfVar};
+    let hz = sysconf(SysconfVar::CLK_TCK).ok().flatten().unwrap_or(0);
     1.0 / if hz > 0 { hz as f64 } else { 100.0 }
 }
 

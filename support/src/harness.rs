@@ -523,7 +523,7 @@ pub fn socket_echo(
         ipc::spawn_with_fds(peer_bin, &["echo"], &[theirs.as_raw_fd()]),
     );
     drop(theirs);
-    let fd = ours.as_raw_fd();
+    let fd = std::os::fd::AsFd::as_fd(&ours);
     let deadline = check(metric, "deadline timer", crate::stall::Stall::new());
     let first = ipc::echo_loop(fd, fd, len, 1, Some(&deadline));
     check(metric, "untimed round trip", first);

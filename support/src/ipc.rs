@@ -13,9 +13,13 @@
 //! Servers bind 127.0.0.1 on a port the kernel picks.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use nix::poll::{PollFd, PollFlags, PollTimeout};
+use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 
 use crate::proc::{die_with_parent, ChildGuard};
 use crate::stall::Stall;
@@ -23,136 +27,71 @@ use crate::stall::Stall;
 /// How long one round trip may wait for its answer before the bench fails.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(3);
 
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
-fn owned(fd: libc::c_int) -> io::Result<OwnedFd> {
-    // SAFETY: fd was just returned by a successful syscall and is ours alone.
-    cvt(fd).map(|fd| unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
 /// A pipe, close-on-exec: (read end, write end).
 pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: fds has room for the two descriptors pipe2 writes.
-    cvt(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    let (r, w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    {
-        // SAFETY: as above; CLOEXEC is set right after (no exec in between
-        // in this process's bench threads).
-        cvt(unsafe { libc::pipe(fds.as_mut_ptr()) })?;
-        for fd in fds {
-            // SAFETY: fd is a valid descriptor we own.
-            cvt(unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) })?;
+    let (r, w) = {
+        // Close-on-exec set right after (no exec in between in this
+        // process's bench threads).
+        let (r, w) = nix::unistd::pipe()?;
+        for fd in [&r, &w] {
+            use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
         }
-    }
-    Ok((owned(fds[0])?, owned(fds[1])?))
+        (r, w)
+    };
+    Ok((r, w))
 }
 
-/// A connected AF_UNIX stream socketpair.
+/// A connected AF_UNIX stream socketpair (close-on-exec, as every socket
+/// socket2 makes).
 pub fn socketpair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: fds has room for the two descriptors.
-    cvt(unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    })?;
-    let (a, b) = (owned(fds[0])?, owned(fds[1])?);
-    set_cloexec(a.as_raw_fd())?;
-    set_cloexec(b.as_raw_fd())?;
-    Ok((a, b))
+    let (a, b) = Socket::pair(Domain::UNIX, Type::STREAM, None)?;
+    Ok((a.into(), b.into()))
 }
 
-/// SOCK_CLOEXEC where socket(2) takes it (Linux); elsewhere close-on-exec
-/// is set right after creation.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const SOCK_CLOEXEC: libc::c_int = libc::SOCK_CLOEXEC;
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-const SOCK_CLOEXEC: libc::c_int = 0;
-
-fn socket(kind: libc::c_int) -> io::Result<OwnedFd> {
-    // SAFETY: plain socket(2) call.
-    let fd = owned(unsafe { libc::socket(libc::AF_INET, kind | SOCK_CLOEXEC, 0) })?;
-    set_cloexec(fd.as_raw_fd())?;
-    Ok(fd)
+/// 127.0.0.1:`port`.
+fn loopback(port: u16) -> SockAddr {
+    SocketAddrV4::new(Ipv4Addr::LOCALHOST, port).into()
 }
 
-fn loopback(port: u16) -> libc::sockaddr_in {
-    // SAFETY: all-zero is a valid sockaddr_in.
-    let mut a: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-    a.sin_family = libc::AF_INET as libc::sa_family_t;
-    a.sin_port = port.to_be();
-    a.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
-    a
-}
-
-const ADDR_LEN: libc::socklen_t = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-
-fn bind_loopback(fd: &OwnedFd) -> io::Result<u16> {
-    let a = loopback(0);
-    // SAFETY: a is a valid sockaddr_in of ADDR_LEN bytes.
-    cvt(unsafe {
-        libc::bind(
-            fd.as_raw_fd(),
-            (&a as *const libc::sockaddr_in).cast(),
-            ADDR_LEN,
-        )
-    })?;
-    local_port(fd.as_raw_fd())
+/// An IPv4 socket of `kind` bound to 127.0.0.1 on a kernel-chosen port.
+fn bound(kind: Type) -> io::Result<(Socket, u16)> {
+    let s = Socket::new(Domain::IPV4, kind, None)?;
+    s.bind(&loopback(0))?;
+    let port = local_port(&s)?;
+    Ok((s, port))
 }
 
 /// The local port a socket is bound to.
-pub fn local_port(fd: RawFd) -> io::Result<u16> {
-    // SAFETY: zeroed sockaddr_in is valid; len says its size.
-    let mut a: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-    let mut len = ADDR_LEN;
-    // SAFETY: a and len are valid for getsockname to fill.
-    cvt(unsafe { libc::getsockname(fd, (&mut a as *mut libc::sockaddr_in).cast(), &mut len) })?;
-    Ok(u16::from_be(a.sin_port))
+pub fn local_port(fd: impl AsFd) -> io::Result<u16> {
+    SockRef::from(&fd)
+        .local_addr()?
+        .as_socket()
+        .map(|a| a.port())
+        .ok_or_else(|| io::Error::other("not an IP socket"))
 }
 
 /// Connects `fd` to 127.0.0.1:`port`. A connect interrupted by a signal
 /// (a [`Stall`] deadline while the server's backlog is full) goes on in the
 /// background: it is then given [`ANSWER_TIMEOUT`] to finish, and fails
 /// with `TimedOut` if it does not.
-pub fn connect(fd: RawFd, port: u16) -> io::Result<()> {
-    let a = loopback(port);
-    // SAFETY: a is a valid sockaddr_in of ADDR_LEN bytes.
-    let r = cvt(unsafe { libc::connect(fd, (&a as *const libc::sockaddr_in).cast(), ADDR_LEN) });
-    match r {
-        Ok(_) => Ok(()),
+pub fn connect(fd: impl AsFd, port: u16) -> io::Result<()> {
+    let s = SockRef::from(&fd);
+    match s.connect(&loopback(port)) {
+        Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-            if !wait_ready(fd, libc::POLLOUT, ANSWER_TIMEOUT)? {
+            if !wait_ready(&fd, PollFlags::POLLOUT, ANSWER_TIMEOUT)? {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!("connect to 127.0.0.1:{port} not done within {ANSWER_TIMEOUT:?}"),
                 ));
             }
-            let mut err: libc::c_int = 0;
-            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-            // SAFETY: err and len are valid for getsockopt to fill.
-            cvt(unsafe {
-                libc::getsockopt(
-                    fd,
-                    libc::SOL_SOCKET,
-                    libc::SO_ERROR,
-                    (&mut err as *mut libc::c_int).cast(),
-                    &mut len,
-                )
-            })?;
-            match err {
-                0 => Ok(()),
-                e => Err(io::Error::from_raw_os_error(e)),
+            match s.take_error()? {
+                None => Ok(()),
+                Some(e) => Err(e),
             }
         }
         Err(e) => Err(e),
@@ -162,136 +101,86 @@ pub fn connect(fd: RawFd, port: u16) -> io::Result<()> {
 /// poll(2) of one fd for `events` up to `t`: true when ready. An
 /// interrupted wait (the next [`Stall`] tick) counts as not ready: by
 /// then the deadline has passed again.
-pub fn wait_ready(fd: RawFd, events: libc::c_short, t: Duration) -> io::Result<bool> {
-    let mut p = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    let ms = t.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: one valid pollfd.
-    match unsafe { libc::poll(&mut p, 1, ms) } {
-        n if n > 0 => Ok(true),
-        0 => Ok(false),
-        _ => {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e)
-            }
-        }
+pub fn wait_ready(fd: impl AsFd, events: PollFlags, t: Duration) -> io::Result<bool> {
+    let ms = t.as_millis().min(i32::MAX as u128) as i32;
+    let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+    match nix::poll::poll(&mut [PollFd::new(fd.as_fd(), events)], timeout) {
+        Ok(n) => Ok(n > 0),
+        Err(nix::errno::Errno::EINTR) => Ok(false),
+        Err(e) => Err(e.into()),
     }
 }
 
 /// A TCP socket listening on 127.0.0.1, a kernel-chosen port, backlog 1024.
 pub fn tcp_listener() -> io::Result<(OwnedFd, u16)> {
-    let fd = socket(libc::SOCK_STREAM)?;
-    let port = bind_loopback(&fd)?;
-    // SAFETY: listen on our socket.
-    cvt(unsafe { libc::listen(fd.as_raw_fd(), 1024) })?;
-    Ok((fd, port))
+    let (s, port) = bound(Type::STREAM)?;
+    s.listen(1024)?;
+    Ok((s.into(), port))
 }
 
-/// A fresh TCP socket (unconnected).
+/// A fresh TCP socket (unconnected): one socket(2) call, close-on-exec
+/// in its flags on Linux.
 pub fn tcp_socket() -> io::Result<OwnedFd> {
-    socket(libc::SOCK_STREAM)
+    Ok(Socket::new(Domain::IPV4, Type::STREAM, None)?.into())
 }
 
 /// A TCP client socket connected to 127.0.0.1:`port`.
 pub fn tcp_connect(port: u16) -> io::Result<OwnedFd> {
-    let fd = socket(libc::SOCK_STREAM)?;
-    connect(fd.as_raw_fd(), port)?;
+    let fd = tcp_socket()?;
+    connect(&fd, port)?;
     Ok(fd)
 }
 
-/// accept(2) one connection (close-on-exec).
-pub fn accept(listener: RawFd) -> io::Result<OwnedFd> {
+/// accept(2) one connection (close-on-exec); a signal retries.
+pub fn accept(listener: impl AsFd) -> io::Result<OwnedFd> {
+    let l = SockRef::from(&listener);
     loop {
-        // SAFETY: null address pointers are allowed.
-        let fd = unsafe { libc::accept(listener, std::ptr::null_mut(), std::ptr::null_mut()) };
-        if fd >= 0 {
-            let fd = owned(fd)?;
-            set_cloexec(fd.as_raw_fd())?;
-            return Ok(fd);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match l.accept() {
+            Ok((s, _)) => return Ok(s.into()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
-}
-
-fn set_cloexec(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor we own.
-    cvt(unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) }).map(drop)
 }
 
 /// A connected loopback TCP pair: (client, server side).
 pub fn tcp_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let (listener, port) = tcp_listener()?;
     let client = tcp_connect(port)?;
-    let server = accept(listener.as_raw_fd())?;
+    let server = accept(&listener)?;
     Ok((client, server))
 }
 
 /// A UDP socket bound to 127.0.0.1 on a kernel-chosen port.
 pub fn udp_socket() -> io::Result<(OwnedFd, u16)> {
-    let fd = socket(libc::SOCK_DGRAM)?;
-    let port = bind_loopback(&fd)?;
-    Ok((fd, port))
+    let (s, port) = bound(Type::DGRAM)?;
+    Ok((s.into(), port))
 }
 
 /// Two loopback UDP sockets, each bound and connected to the other.
 pub fn udp_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let (a, pa) = udp_socket()?;
     let (b, pb) = udp_socket()?;
-    connect(a.as_raw_fd(), pb)?;
-    connect(b.as_raw_fd(), pa)?;
+    connect(&a, pb)?;
+    connect(&b, pa)?;
     Ok((a, b))
 }
 
-fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, val: &T) -> io::Result<()> {
-    // SAFETY: val points to a T of the size we pass.
-    cvt(unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            name,
-            (val as *const T).cast(),
-            std::mem::size_of::<T>() as libc::socklen_t,
-        )
-    })
-    .map(drop)
-}
-
 /// SO_RCVTIMEO: a read that waits longer fails with EAGAIN/EWOULDBLOCK.
-pub fn set_recv_timeout(fd: RawFd, t: Duration) -> io::Result<()> {
-    let tv = libc::timeval {
-        tv_sec: t.as_secs() as libc::time_t,
-        tv_usec: t.subsec_micros() as libc::suseconds_t,
-    };
-    setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, &tv)
+pub fn set_recv_timeout(fd: impl AsFd, t: Duration) -> io::Result<()> {
+    SockRef::from(&fd).set_read_timeout(Some(t))
 }
 
 /// SO_SNDTIMEO: a write that blocks longer (a peer that stopped reading
 /// while our send buffer is full) fails with EAGAIN/EWOULDBLOCK.
-pub fn set_send_timeout(fd: RawFd, t: Duration) -> io::Result<()> {
-    let tv = libc::timeval {
-        tv_sec: t.as_secs() as libc::time_t,
-        tv_usec: t.subsec_micros() as libc::suseconds_t,
-    };
-    setsockopt(fd, libc::SOL_SOCKET, libc::SO_SNDTIMEO, &tv)
+pub fn set_send_timeout(fd: impl AsFd, t: Duration) -> io::Result<()> {
+    SockRef::from(&fd).set_write_timeout(Some(t))
 }
 
 /// SO_LINGER {on, 0}: close(2) resets the connection (RST) instead of the
 /// FIN handshake, so no TIME_WAIT socket is left behind.
-pub fn set_linger_zero(fd: RawFd) -> io::Result<()> {
-    let l = libc::linger {
-        l_onoff: 1,
-        l_linger: 0,
-    };
-    setsockopt(fd, libc::SOL_SOCKET, libc::SO_LINGER, &l)
+pub fn set_linger_zero(fd: impl AsFd) -> io::Result<()> {
+    SockRef::from(&fd).set_linger(Some(Duration::ZERO))
 }
 
 /// Starts `program args...` (stdin null, stdout and stderr inherited) with
@@ -301,13 +190,15 @@ pub fn set_linger_zero(fd: RawFd) -> io::Result<()> {
 pub fn spawn_with_fds(program: &str, args: &[&str], fds: &[RawFd]) -> io::Result<ChildGuard> {
     // Copy each source above the targets first, so no dup2 below can
     // clobber a source that has not been moved yet.
+    let above = 3 + fds.len() as libc::c_int + 16;
     let high: Vec<OwnedFd> = fds
         .iter()
-        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own.
-        .map(|&fd| {
-            owned(unsafe {
-                libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3 + fds.len() as libc::c_int + 16)
-            })
+        // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor (above every
+        // target) that nobody else owns, or fails with -1, which is
+        // checked before an OwnedFd takes it.
+        .map(|&fd| unsafe {
+            let copy = nix::errno::Errno::result(libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, above))?;
+            Ok(std::os::fd::FromRawFd::from_raw_fd(copy))
         })
         .collect::<io::Result<_>>()?;
     let raw: Vec<RawFd> = high.iter().map(|f| f.as_raw_fd()).collect();
@@ -342,8 +233,13 @@ pub fn spawn_with_fds(program: &str, args: &[&str], fds: &[RawFd]) -> io::Result
 /// blocked) waits up to [`ANSWER_TIMEOUT`] more for the answer, then fails
 /// with `TimedOut`: a stopped peer fails the bench within seconds.
 #[inline]
-pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<()> {
-    let n = crate::sys::write(w, msg)?;
+pub fn round_trip(
+    w: BorrowedFd<'_>,
+    r: BorrowedFd<'_>,
+    msg: &[u8],
+    buf: &mut [u8],
+) -> io::Result<()> {
+    let n = crate::sys::write(w.as_raw_fd(), msg)?;
     if n != msg.len() {
         return Err(io::Error::other(format!(
             "wrote {n} of {} bytes",
@@ -352,7 +248,7 @@ pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<
     }
     let mut got = 0;
     while got < msg.len() {
-        let n = match crate::sys::read(r, &mut buf[got..msg.len()]) {
+        let n = match crate::sys::read(r.as_raw_fd(), &mut buf[got..msg.len()]) {
             Ok(n) => n,
             Err(e) => {
                 answer_wait(r, e)?;
@@ -380,7 +276,7 @@ pub fn round_trip(w: RawFd, r: RawFd, msg: &[u8], buf: &mut [u8]) -> io::Result<
 /// (`TimedOut` when the answer is overdue) to fail.
 #[cold]
 #[inline(never)]
-fn answer_wait(r: RawFd, e: io::Error) -> io::Result<()> {
+fn answer_wait(r: BorrowedFd<'_>, e: io::Error) -> io::Result<()> {
     let overdue = || {
         io::Error::new(
             io::ErrorKind::TimedOut,
@@ -391,7 +287,7 @@ fn answer_wait(r: RawFd, e: io::Error) -> io::Result<()> {
         // SO_RCVTIMEO passed.
         io::ErrorKind::WouldBlock => Err(overdue()),
         io::ErrorKind::Interrupted => {
-            if wait_ready(r, libc::POLLIN, ANSWER_TIMEOUT)? {
+            if wait_ready(r, PollFlags::POLLIN, ANSWER_TIMEOUT)? {
                 Ok(())
             } else {
                 Err(overdue())
@@ -408,8 +304,8 @@ fn answer_wait(r: RawFd, e: io::Error) -> io::Result<()> {
 /// every [`ANSWER_TIMEOUT`] while the loop runs: one timer_settime(2)
 /// before and after, nothing per round trip.
 pub fn echo_loop(
-    w: RawFd,
-    r: RawFd,
+    w: BorrowedFd<'_>,
+    r: BorrowedFd<'_>,
     len: usize,
     iters: u64,
     deadline: Option<&Stall>,
@@ -459,8 +355,8 @@ mod tests {
     #[test]
     fn recv_timeout_fires() {
         let (a, _b) = udp_pair().unwrap();
-        set_recv_timeout(a.as_raw_fd(), Duration::from_millis(50)).unwrap();
-        let err = round_trip(a.as_raw_fd(), a.as_raw_fd(), b"x", &mut [0u8; 1]).unwrap_err();
+        set_recv_timeout(&a, Duration::from_millis(50)).unwrap();
+        let err = round_trip(a.as_fd(), a.as_fd(), b"x", &mut [0u8; 1]).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
     }
 }

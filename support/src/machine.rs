@@ -77,23 +77,14 @@ struct Uname {
 }
 
 fn uname() -> Option<Uname> {
-    // SAFETY: utsname is plain data; uname fills it with NUL-terminated strings.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return None;
-    }
-    let s = |field: &[libc::c_char]| {
-        // SAFETY: uname NUL-terminates each field within its array.
-        unsafe { std::ffi::CStr::from_ptr(field.as_ptr()) }
-            .to_string_lossy()
-            .into_owned()
-    };
+    let u = nix::sys::utsname::uname().ok()?;
+    let s = |field: &std::ffi::OsStr| field.to_string_lossy().into_owned();
     Some(Uname {
-        sysname: s(&u.sysname),
-        nodename: s(&u.nodename),
-        release: s(&u.release),
-        version: s(&u.version),
-        machine: s(&u.machine),
+        sysname: s(u.sysname()),
+        nodename: s(u.nodename()),
+        release: s(u.release()),
+        version: s(u.version()),
+        machine: s(u.machine()),
     })
 }
 

@@ -8,6 +8,9 @@ use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use nix::sys::{prctl::set_pdeathsig, signal::Signal};
+
 /// How long a peer may take to answer one request before the bench fails.
 /// Generous: a request may run a whole timed interval (seconds) first.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -20,12 +23,7 @@ pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
         // SAFETY: the closure runs between fork and exec and makes only
         // prctl(2), an async-signal-safe system call.
         unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
+            cmd.pre_exec(|| Ok(set_pdeathsig(Signal::SIGKILL)?));
         }
     }
     cmd
@@ -37,10 +35,7 @@ pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
 /// with it. A no-op outside Linux.
 pub fn die_with_parent_self() {
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: prctl(2) with integer arguments touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-    }
+    let _ = set_pdeathsig(Signal::SIGKILL);
 }
 
 /// A child process killed (SIGKILL) and reaped on drop.
@@ -230,7 +225,7 @@ pub fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bo
 
 /// True if a process with this pid exists (and is not yet reaped).
 pub fn alive(pid: u32) -> bool {
-    crate::sys::kill(pid as libc::pid_t, 0).is_ok()
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as libc::pid_t), None).is_ok()
 }
 
 /// This process bound to one CPU (the last it may run on) until dropped,
@@ -240,32 +235,24 @@ pub fn alive(pid: u32) -> bool {
 /// (on a VM the latter is a placement lottery). Linux only.
 pub struct OneCpu {
     #[cfg(target_os = "linux")]
-    prev: libc::cpu_set_t,
+    prev: nix::sched::CpuSet,
     pub cpu: usize,
 }
 
 impl OneCpu {
     #[cfg(target_os = "linux")]
     pub fn pin() -> io::Result<OneCpu> {
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: zeroed cpu_set_t values are empty sets; the calls are
-        // given their size.
-        unsafe {
-            let mut prev: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size, &mut prev) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let cpu = (0..libc::CPU_SETSIZE as usize)
-                .rev()
-                .find(|&c| libc::CPU_ISSET(c, &prev))
-                .ok_or_else(|| io::Error::other("empty CPU affinity mask"))?;
-            let mut one: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut one);
-            if libc::sched_setaffinity(0, size, &one) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(OneCpu { prev, cpu })
-        }
+        use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+        let me = nix::unistd::Pid::from_raw(0);
+        let prev = sched_getaffinity(me)?;
+        let cpu = (0..CpuSet::count())
+            .rev()
+            .find(|&c| prev.is_set(c).unwrap_or(false))
+            .ok_or_else(|| io::Error::other("empty CPU affinity mask"))?;
+        let mut one = CpuSet::new();
+        one.set(cpu)?;
+        sched_setaffinity(me, &one)?;
+        Ok(OneCpu { prev, cpu })
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -278,11 +265,9 @@ impl OneCpu {
 
 impl Drop for OneCpu {
     fn drop(&mut self) {
+        // Restoring the set sched_getaffinity gave us.
         #[cfg(target_os = "linux")]
-        // SAFETY: restoring the set sched_getaffinity gave us.
-        unsafe {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.prev);
-        }
+        let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &self.prev);
     }
 }
 

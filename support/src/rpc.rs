@@ -252,28 +252,28 @@ impl Client {
     /// A UDP client for the server on 127.0.0.1:`port`.
     pub fn udp(port: u16) -> io::Result<Client> {
         let (fd, _) = ipc::udp_socket()?;
-        ipc::connect(fd.as_raw_fd(), port)?;
-        ipc::set_recv_timeout(fd.as_raw_fd(), RETRANSMIT_AFTER)?;
+        ipc::connect(&fd, port)?;
+        ipc::set_recv_timeout(&fd, RETRANSMIT_AFTER)?;
         Ok(Client::new(fd, false))
     }
 
     /// A TCP client connected (once, now) to 127.0.0.1:`port`.
     pub fn tcp(port: u16) -> io::Result<Client> {
         let fd = ipc::tcp_connect(port)?;
-        ipc::set_recv_timeout(fd.as_raw_fd(), ipc::ANSWER_TIMEOUT)?;
+        ipc::set_recv_timeout(&fd, ipc::ANSWER_TIMEOUT)?;
         Ok(Client::new(fd, true))
     }
 
     /// A UDP client over a socket already connected to a server (the
     /// remote mode: `lmbench serve` on another machine).
     pub fn connected_udp(fd: OwnedFd) -> io::Result<Client> {
-        ipc::set_recv_timeout(fd.as_raw_fd(), RETRANSMIT_AFTER)?;
+        ipc::set_recv_timeout(&fd, RETRANSMIT_AFTER)?;
         Ok(Client::new(fd, false))
     }
 
     /// A TCP client over a connection already made to a server.
     pub fn connected_tcp(fd: OwnedFd) -> io::Result<Client> {
-        ipc::set_recv_timeout(fd.as_raw_fd(), ipc::ANSWER_TIMEOUT)?;
+        ipc::set_recv_timeout(&fd, ipc::ANSWER_TIMEOUT)?;
         Ok(Client::new(fd, true))
     }
 

@@ -9,10 +9,16 @@
 use std::io;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
+use nix::sys::{signal, timer};
+
 /// A per-thread deadline timer; see the module doc.
 pub struct Stall {
+    /// `set` takes `&mut`; arming through `&self` keeps [`Stall`] usable
+    /// from the closures that borrow it (one flag check per arm, outside
+    /// any per-operation loop).
     #[cfg(target_os = "linux")]
-    timer: libc::timer_t,
+    timer: std::cell::RefCell<timer::Timer>,
 }
 
 #[cfg(target_os = "linux")]
@@ -23,26 +29,24 @@ impl Stall {
     pub fn new() -> io::Result<Stall> {
         #[cfg(target_os = "linux")]
         {
-            // SAFETY: zeroed sigaction/sigevent are valid starting points;
-            // the handler does nothing, so it is async-signal-safe.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_alarm as *const () as usize;
-                sa.sa_flags = 0; // no SA_RESTART: the blocked read returns EINTR
-                libc::sigemptyset(&mut sa.sa_mask);
-                if libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut()) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                let mut ev: libc::sigevent = std::mem::zeroed();
-                ev.sigev_notify = libc::SIGEV_THREAD_ID;
-                ev.sigev_signo = libc::SIGALRM;
-                ev.sigev_notify_thread_id = libc::gettid();
-                let mut timer: libc::timer_t = std::mem::zeroed();
-                if libc::timer_create(libc::CLOCK_MONOTONIC, &mut ev, &mut timer) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(Stall { timer })
-            }
+            use signal::{SaFlags, SigAction, SigEvent, SigHandler, SigSet, SigevNotify, Signal};
+            // No SA_RESTART: the blocked read returns EINTR.
+            let sa = SigAction::new(
+                SigHandler::Handler(on_alarm),
+                SaFlags::empty(),
+                SigSet::empty(),
+            );
+            // SAFETY: the handler does nothing, so it is async-signal-safe.
+            unsafe { signal::sigaction(Signal::SIGALRM, &sa) }?;
+            let ev = SigEvent::new(SigevNotify::SigevThreadId {
+                signal: Signal::SIGALRM,
+                thread_id: nix::unistd::gettid().as_raw(),
+                si_value: 0,
+            });
+            let timer = timer::Timer::new(nix::time::ClockId::CLOCK_MONOTONIC, ev)?;
+            Ok(Stall {
+                timer: std::cell::RefCell::new(timer),
+            })
         }
         #[cfg(not(target_os = "linux"))]
         Ok(Stall {})
@@ -63,26 +67,13 @@ impl Stall {
     fn set(&self, t: Duration) {
         #[cfg(target_os = "linux")]
         {
-            let ts = libc::timespec {
-                tv_sec: t.as_secs() as libc::time_t,
-                tv_nsec: t.subsec_nanos() as libc::c_long,
-            };
-            let spec = libc::itimerspec {
-                it_interval: ts,
-                it_value: ts,
-            };
-            // SAFETY: our timer and a valid itimerspec.
-            unsafe { libc::timer_settime(self.timer, 0, &spec, std::ptr::null_mut()) };
-        }
-    }
-}
-
-impl Drop for Stall {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        // SAFETY: our timer, deleted once.
-        unsafe {
-            libc::timer_delete(self.timer);
+            // Zero in both fields disarms (one timer_settime(2) either way).
+            let ts = nix::sys::time::TimeSpec::from_duration(t);
+            let spec = timer::Expiration::Interval(ts);
+            let _ = self
+                .timer
+                .borrow_mut()
+                .set(spec, timer::TimerSetTimeFlags::empty());
         }
     }
 }

@@ -1,19 +1,20 @@
-//! Thin, safe wrappers over raw system calls: `-1`/errno becomes
-//! `io::Error`. Each is `#[inline]` so a timed loop costs the syscall and a
-//! compare, nothing more.
+//! The raw system calls whose cost is a metric (lmbench's "null" call,
+//! null I/O, stat, fstat, open/close, signal install and send): each is
+//! `#[inline]`, on a plain `RawFd` or `&CStr`, so a timed loop costs the
+//! syscall and a compare, nothing more (no path conversion, no owned fd
+//! closed behind the caller's back). `-1`/errno becomes an error through
+//! `nix::errno::Errno`. Everything else goes through `nix` and `socket2`.
 
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
 
-/// A raw call's return value, or errno as an error when it is negative.
-#[inline]
-pub(crate) fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
+use nix::errno::Errno;
+
+/// A raw call's return value, or errno as an error when it is -1.
+#[inline(always)]
+pub(crate) fn check<T: nix::errno::ErrnoSentinel + PartialEq<T>>(ret: T) -> io::Result<T> {
+    Errno::result(ret).map_err(io::Error::from)
 }
 
 /// `getppid` as a raw system call. glibc has never cached getppid, but other
@@ -34,7 +35,7 @@ pub fn getppid_raw() -> io::Result<libc::pid_t> {
 pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
     // SAFETY: buf is valid for writes of buf.len() bytes.
     let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    check(n as libc::c_long).map(|n| n as usize)
+    check(n).map(|n| n as usize)
 }
 
 /// `write(2)` of `buf`; returns the byte count.
@@ -42,7 +43,7 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
 pub fn write(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
     // SAFETY: buf is valid for reads of buf.len() bytes.
     let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
-    check(n as libc::c_long).map(|n| n as usize)
+    check(n).map(|n| n as usize)
 }
 
 /// `stat(2)` of a path, result discarded (the cost is the point).
@@ -51,7 +52,7 @@ pub fn stat(path: &CStr) -> io::Result<()> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: path is NUL-terminated; st is valid for one struct stat.
     let r = unsafe { libc::stat(path.as_ptr(), st.as_mut_ptr()) };
-    check(r as libc::c_long).map(drop)
+    check(r).map(drop)
 }
 
 /// `fstat(2)` of an fd, result discarded.
@@ -60,7 +61,7 @@ pub fn fstat(fd: RawFd) -> io::Result<()> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: st is valid for one struct stat.
     let r = unsafe { libc::fstat(fd, st.as_mut_ptr()) };
-    check(r as libc::c_long).map(drop)
+    check(r).map(drop)
 }
 
 /// `open(2)` with flags; the caller owns (and must close) the fd.
@@ -68,7 +69,7 @@ pub fn fstat(fd: RawFd) -> io::Result<()> {
 pub fn open(path: &CStr, flags: libc::c_int) -> io::Result<RawFd> {
     // SAFETY: path is NUL-terminated; mode is ignored without O_CREAT.
     let fd = unsafe { libc::open(path.as_ptr(), flags, 0o644 as libc::c_uint) };
-    check(fd as libc::c_long).map(|fd| fd as RawFd)
+    check(fd)
 }
 
 /// `close(2)`.
@@ -76,7 +77,7 @@ pub fn open(path: &CStr, flags: libc::c_int) -> io::Result<RawFd> {
 pub fn close(fd: RawFd) -> io::Result<()> {
     // SAFETY: closing an fd the caller owns; no memory is touched.
     let r = unsafe { libc::close(fd) };
-    check(r as libc::c_long).map(drop)
+    check(r).map(drop)
 }
 
 /// `kill(2)`.
@@ -84,7 +85,7 @@ pub fn close(fd: RawFd) -> io::Result<()> {
 pub fn kill(pid: libc::pid_t, sig: libc::c_int) -> io::Result<()> {
     // SAFETY: kill touches no memory.
     let r = unsafe { libc::kill(pid, sig) };
-    check(r as libc::c_long).map(drop)
+    check(r).map(drop)
 }
 
 /// Installs `handler` for `sig` with `sigaction(2)`, SA_RESTART, empty mask.
@@ -98,36 +99,30 @@ pub fn sigaction(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) -> io::R
         sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
         let r = libc::sigaction(sig, &sa, std::ptr::null_mut());
-        check(r as libc::c_long).map(drop)
+        check(r).map(drop)
     }
 }
 
 /// Restores the default disposition of `sig`.
 pub fn signal_default(sig: libc::c_int) -> io::Result<()> {
-    // SAFETY: SIG_DFL is always a valid disposition.
-    let r = unsafe { libc::signal(sig, libc::SIG_DFL) };
-    if r == libc::SIG_ERR {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    use nix::sys::signal::{signal, SigHandler, Signal};
+    let sig = Signal::try_from(sig)?;
+    // SAFETY: SIG_DFL is always a valid disposition (no handler runs).
+    unsafe { signal(sig, SigHandler::SigDfl) }?;
+    Ok(())
 }
 
 /// The own process id.
 pub fn getpid() -> libc::pid_t {
-    // SAFETY: getpid cannot fail.
-    unsafe { libc::getpid() }
+    nix::unistd::getpid().as_raw()
 }
 
 /// Monotonic nanoseconds (CLOCK_MONOTONIC), for peers that time themselves.
+#[inline]
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec; CLOCK_MONOTONIC always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    use nix::time::{clock_gettime, ClockId};
+    let ts = clock_gettime(ClockId::CLOCK_MONOTONIC).expect("CLOCK_MONOTONIC always exists");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
 #[cfg(test)]
@@ -136,8 +131,7 @@ mod tests {
 
     #[test]
     fn raw_getppid_matches_libc() {
-        // SAFETY: getppid cannot fail.
-        assert_eq!(getppid_raw().unwrap(), unsafe { libc::getppid() });
+        assert_eq!(getppid_raw().unwrap(), nix::unistd::getppid().as_raw());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! client's connect(2), which may then return ECONNRESET.
 
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::Duration;
 
 use crate::{ipc, sys};
@@ -19,19 +19,21 @@ pub fn main(args: &[String]) -> io::Result<()> {
     if !args.is_empty() {
         return Err(io::Error::other(format!("bad arguments {args:?}")));
     }
+    // SAFETY: fd 3 is the listening socket `ipc::spawn_with_fds` gave
+    // us; it stays open for the life of this process (nothing closes it).
+    let listener = unsafe { BorrowedFd::borrow_raw(3) };
     let mut buf = [0u8; 64];
     loop {
-        let conn = match ipc::accept(3) {
+        let conn = match ipc::accept(listener) {
             Ok(c) => c,
             // The client may reset a connection before we accept it.
             Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => continue,
             Err(e) => return Err(e),
         };
-        let fd = conn.as_raw_fd();
         // A client that never closes must not stall the server for good.
-        ipc::set_recv_timeout(fd, Duration::from_secs(2))?;
-        ipc::set_linger_zero(fd)?;
-        while let Ok(n) = sys::read(fd, &mut buf) {
+        ipc::set_recv_timeout(&conn, Duration::from_secs(2))?;
+        ipc::set_linger_zero(&conn)?;
+        while let Ok(n) = sys::read(conn.as_raw_fd(), &mut buf) {
             if n == 0 {
                 break;
             }

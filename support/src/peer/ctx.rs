@@ -207,9 +207,9 @@ impl Ring {
                     .flat_map(|(r, w)| [r.as_raw_fd(), w.as_raw_fd()])
                 {
                     if fd != from_prev && fd != to_next {
-                        // SAFETY: closing a descriptor this child never uses;
-                        // the OwnedFd is never dropped here (we _exit).
-                        unsafe { libc::close(fd) };
+                        // A descriptor this child never uses; its OwnedFd
+                        // is never dropped here (we _exit).
+                        let _ = nix::unistd::close(fd);
                     }
                 }
                 let code = member(parent, k, from_prev, to_next);
@@ -259,31 +259,26 @@ impl Drop for Ring {
 }
 
 fn reap(pids: &[libc::pid_t]) {
+    use nix::sys::signal::{kill, Signal};
     for &pid in pids {
-        let _ = sys::kill(pid, libc::SIGKILL);
-        // SAFETY: waiting for our own child; a null status is allowed.
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        let pid = nix::unistd::Pid::from_raw(pid);
+        let _ = kill(pid, Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(pid, None);
     }
 }
 
 /// A ring member's life, in the forked child: returns its exit code.
 fn member(parent: libc::pid_t, k: usize, from_prev: RawFd, to_next: RawFd) -> i32 {
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: prctl with integer arguments touches no memory.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-    }
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
     // The driver may have died before prctl took effect.
-    // SAFETY: getppid cannot fail.
-    if unsafe { libc::getppid() } != parent {
+    if nix::unistd::getppid().as_raw() != parent {
         return 1;
     }
-    // Only the driver talks on stdin/stdout.
-    // SAFETY: closing inherited descriptors this process never uses.
-    unsafe {
-        libc::close(0);
-        libc::close(1);
-    }
+    // Only the driver talks on stdin/stdout: inherited descriptors this
+    // process never uses.
+    let _ = nix::unistd::close(0);
+    let _ = nix::unistd::close(1);
     let mut set = WorkingSet::new(k);
     let mut tok = [0u8; 4];
     loop {

@@ -13,13 +13,161 @@
 //! it is not 1, as the harness does for the bench's own timed calls.
 //!
 //! Written against libc directly rather than `crate::sys`, so a change to
-//! the wrappers the benches use moves the metric but not its floor.
+//! the wrappers the benches use moves the metric but not its floor. The
+//! raw calls are gathered in [`raw`]: small `#[inline(always)]` functions,
+//! each one bare libc call that returns what the kernel returned, so every
+//! floor loop compiles to the call and a compare. Set-up and tear-down
+//! outside the timed loops (opening, pipes, killing the echo child) go
+//! through `nix`.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use nix::fcntl::OFlag;
+use nix::sys::signal::{kill, Signal};
+use nix::sys::stat::Mode;
+use nix::sys::wait::waitpid;
+use nix::unistd::Pid;
 
 use crate::sys;
+
+/// The floors' system calls, bare. Each returns the kernel's answer as
+/// libc does (-1 and errno on failure); [`ok`] and [`exactly_one`] turn
+/// that into a `Result` at the call site, off the success path's way.
+mod raw {
+    use std::ffi::CStr;
+    use std::os::fd::RawFd;
+
+    /// getppid, entering the kernel every time.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[inline(always)]
+    pub fn getppid() -> libc::c_long {
+        // SAFETY: SYS_getppid takes no arguments and touches no memory.
+        unsafe { libc::syscall(libc::SYS_getppid) }
+    }
+
+    /// getppid (not cached on BSD or macOS).
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    #[inline(always)]
+    pub fn getppid() -> libc::c_long {
+        // SAFETY: getppid takes no arguments and touches no memory.
+        unsafe { libc::getppid() as libc::c_long }
+    }
+
+    #[inline(always)]
+    pub fn read(fd: RawFd, b: &mut [u8]) -> isize {
+        // SAFETY: b is valid for writes of b.len() bytes.
+        unsafe { libc::read(fd, b.as_mut_ptr().cast(), b.len()) }
+    }
+
+    #[inline(always)]
+    pub fn write(fd: RawFd, b: &[u8]) -> isize {
+        // SAFETY: b is valid for reads of b.len() bytes.
+        unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) }
+    }
+
+    /// An all-zero `struct stat`, for stat and fstat to fill.
+    #[inline(always)]
+    pub fn zeroed_stat() -> libc::stat {
+        // SAFETY: struct stat is plain integers, for which zero is valid.
+        unsafe { std::mem::zeroed() }
+    }
+
+    #[inline(always)]
+    pub fn stat(p: &CStr, st: &mut libc::stat) -> libc::c_int {
+        // SAFETY: p is NUL-terminated; st is a valid struct stat.
+        unsafe { libc::stat(p.as_ptr(), st) }
+    }
+
+    #[inline(always)]
+    pub fn fstat(fd: RawFd, st: &mut libc::stat) -> libc::c_int {
+        // SAFETY: st is a valid struct stat.
+        unsafe { libc::fstat(fd, st) }
+    }
+
+    #[inline(always)]
+    pub fn open(p: &CStr, flags: libc::c_int) -> libc::c_int {
+        // SAFETY: p is NUL-terminated; no O_CREAT, so no mode argument.
+        unsafe { libc::open(p.as_ptr(), flags) }
+    }
+
+    /// Closes a descriptor the caller owns and will not use again.
+    #[inline(always)]
+    pub fn close(fd: RawFd) -> libc::c_int {
+        // SAFETY: close touches no memory; the caller owns fd.
+        unsafe { libc::close(fd) }
+    }
+
+    /// An fd_set holding exactly `fds` (each below FD_SETSIZE).
+    pub fn fd_set(fds: &[RawFd]) -> libc::fd_set {
+        // SAFETY: fd_set is plain integers; FD_ZERO empties it and FD_SET
+        // is given only descriptors below FD_SETSIZE (asserted).
+        unsafe {
+            let mut set: libc::fd_set = std::mem::zeroed();
+            libc::FD_ZERO(&mut set);
+            for &fd in fds {
+                assert!((fd as usize) < libc::FD_SETSIZE, "fd {fd} >= FD_SETSIZE");
+                libc::FD_SET(fd, &mut set);
+            }
+            set
+        }
+    }
+
+    /// select(2) for writing only, on `w`, with a zero timeout.
+    #[inline(always)]
+    pub fn select_write(nfds: libc::c_int, w: &mut libc::fd_set) -> libc::c_int {
+        let mut tv = libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        };
+        let null = std::ptr::null_mut();
+        // SAFETY: w and tv are valid; null read and except sets are allowed.
+        unsafe { libc::select(nfds, null, w, null, &mut tv) }
+    }
+
+    /// fork(2). Sound here because the floor process is single-threaded
+    /// (see the module doc; `one_thread` checks it around every request),
+    /// so the child may run any code until it leaves through [`exit`].
+    #[inline(always)]
+    pub fn fork() -> libc::pid_t {
+        // SAFETY: single-threaded process (above).
+        unsafe { libc::fork() }
+    }
+
+    #[inline(always)]
+    pub fn waitpid(pid: libc::pid_t, status: &mut libc::c_int) -> libc::pid_t {
+        // SAFETY: status is a valid int.
+        unsafe { libc::waitpid(pid, status, 0) }
+    }
+
+    /// Ends a forked child at once: no destructors or atexit handlers of
+    /// the parent's run a second time.
+    #[inline(always)]
+    pub fn exit(code: libc::c_int) -> ! {
+        // SAFETY: _exit never returns and touches no memory of ours.
+        unsafe { libc::_exit(code) }
+    }
+
+    /// In a forked child: stdout onto `stdout`, then execve(2) `path`, or
+    /// exit 127 if that fails.
+    #[inline(always)]
+    pub fn exec(
+        stdout: RawFd,
+        path: *const libc::c_char,
+        argv: &[*const libc::c_char],
+        envp: &[*const libc::c_char],
+    ) -> ! {
+        // SAFETY: path is a NUL-terminated string and argv/envp are
+        // NULL-terminated arrays of them, all built before the fork and
+        // alive in this child; dup2 and execve are async-signal-safe.
+        unsafe {
+            libc::dup2(stdout, 1);
+            libc::execve(path, argv.as_ptr(), envp.as_ptr());
+        }
+        exit(127)
+    }
+}
 
 pub fn main(args: &[String]) -> io::Result<()> {
     let [file] = args else {
@@ -60,10 +208,10 @@ impl Floor {
         self.one_thread(op)?;
         let ns = match (op, rest) {
             ("null", []) => null(n),
-            ("read", []) => self.on_fd(c"/dev/zero", libc::O_RDONLY, n, read1),
-            ("write", []) => self.on_fd(c"/dev/null", libc::O_WRONLY, n, write1),
+            ("read", []) => self.on_fd(c"/dev/zero", OFlag::O_RDONLY, n, read1),
+            ("write", []) => self.on_fd(c"/dev/null", OFlag::O_WRONLY, n, write1),
             ("stat", []) => stat(&self.file, n),
-            ("fstat", []) => self.on_fd(&self.file, libc::O_RDONLY, n, fstat),
+            ("fstat", []) => self.on_fd(&self.file, OFlag::O_RDONLY, n, fstat),
             ("open", []) => open_close(&self.file, n),
             ("select", [count]) => select(&self.file, count.parse().map_err(|_| bad())?, n),
             ("pipe", []) => round_trips(&mut self.pipe, Echo::pipe, n),
@@ -92,24 +240,27 @@ impl Floor {
     /// Opens `path` (untimed), times `op` on the fd, closes it.
     fn on_fd(
         &self,
-        path: &std::ffi::CStr,
-        flags: libc::c_int,
+        path: &CStr,
+        flags: OFlag,
         n: u64,
         // Generic, not a `fn` pointer: the floor's loop must inline the
         // operation, not make an indirect call per iteration.
         op: impl Fn(RawFd) -> io::Result<()>,
     ) -> io::Result<u64> {
-        // SAFETY: path is NUL-terminated.
-        let fd = unsafe { libc::open(path.as_ptr(), flags | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fd is a fresh descriptor we own.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let fd = open_owned(path, flags)?;
         let raw = fd.as_raw_fd();
         op(raw)?; // checked once before timing
         bare(n, || op(raw))
     }
+}
+
+/// `path` opened close-on-exec (set-up, untimed).
+fn open_owned(path: &CStr, flags: OFlag) -> io::Result<OwnedFd> {
+    Ok(nix::fcntl::open(
+        path,
+        flags | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )?)
 }
 
 /// The loop every floor is: the clock, N operations each checked (the
@@ -134,15 +285,7 @@ fn ok(ret: libc::c_long) -> io::Result<libc::c_long> {
 }
 
 fn null(n: u64) -> io::Result<u64> {
-    bare(n, || {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        // SAFETY: SYS_getppid takes no arguments.
-        let r = unsafe { libc::syscall(libc::SYS_getppid) };
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        // SAFETY: getppid takes no arguments (not cached on BSD or macOS).
-        let r = unsafe { libc::getppid() } as libc::c_long;
-        ok(r).map(drop)
-    })
+    bare(n, || ok(raw::getppid()).map(drop))
 }
 
 #[inline(always)]
@@ -157,42 +300,30 @@ fn exactly_one(r: isize, what: &str) -> io::Result<()> {
 #[inline(always)]
 fn read1(fd: RawFd) -> io::Result<()> {
     let mut b = [0u8; 1];
-    // SAFETY: b is valid for one byte.
-    exactly_one(unsafe { libc::read(fd, b.as_mut_ptr().cast(), 1) }, "read")
+    exactly_one(raw::read(fd, &mut b), "read")
 }
 
 #[inline(always)]
 fn write1(fd: RawFd) -> io::Result<()> {
-    // SAFETY: the byte is valid for reading.
-    exactly_one(unsafe { libc::write(fd, b"x".as_ptr().cast(), 1) }, "write")
+    exactly_one(raw::write(fd, b"x"), "write")
 }
 
 #[inline(always)]
 fn fstat(fd: RawFd) -> io::Result<()> {
-    // SAFETY: a zeroed stat is a valid buffer for fstat to fill.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: st is a valid buffer.
-    ok(unsafe { libc::fstat(fd, &mut st) } as libc::c_long).map(drop)
+    let mut st = raw::zeroed_stat();
+    ok(raw::fstat(fd, &mut st) as libc::c_long).map(drop)
 }
 
-fn stat(path: &CString, n: u64) -> io::Result<u64> {
-    // SAFETY: a zeroed stat is a valid buffer for stat to fill.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let p = path.as_ptr();
-    // SAFETY (both calls): p is NUL-terminated, st a valid buffer.
-    ok(unsafe { libc::stat(p, &mut st) } as libc::c_long)?;
-    bare(n, || {
-        ok(unsafe { libc::stat(p, &mut st) } as libc::c_long).map(drop)
-    })
+fn stat(path: &CStr, n: u64) -> io::Result<u64> {
+    let mut st = raw::zeroed_stat();
+    ok(raw::stat(path, &mut st) as libc::c_long)?;
+    bare(n, || ok(raw::stat(path, &mut st) as libc::c_long).map(drop))
 }
 
-fn open_close(path: &CString, n: u64) -> io::Result<u64> {
-    let p = path.as_ptr();
+fn open_close(path: &CStr, n: u64) -> io::Result<u64> {
     let once = || -> io::Result<()> {
-        // SAFETY: p is NUL-terminated; the fd is closed at once.
-        let fd = ok(unsafe { libc::open(p, libc::O_RDONLY) } as libc::c_long)?;
-        // SAFETY: fd is ours.
-        ok(unsafe { libc::close(fd as RawFd) } as libc::c_long).map(drop)
+        let fd = ok(raw::open(path, libc::O_RDONLY) as libc::c_long)?;
+        ok(raw::close(fd as RawFd) as libc::c_long).map(drop)
     };
     once()?;
     bare(n, once)
@@ -200,42 +331,20 @@ fn open_close(path: &CString, n: u64) -> io::Result<u64> {
 
 /// lat_select's file case: `count` dups of the file opened read-only in
 /// a write set, select on a copy with a zero timeout, all must be ready.
-fn select(path: &CString, count: usize, n: u64) -> io::Result<u64> {
-    // SAFETY: path is NUL-terminated.
-    let fd =
-        ok(unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) } as libc::c_long)?;
-    // SAFETY: fd is a fresh descriptor we own.
-    let file = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-    // SAFETY: a zeroed fd_set is valid; FD_ZERO makes it empty.
-    let mut set: libc::fd_set = unsafe { std::mem::zeroed() };
-    // SAFETY: set is a valid fd_set.
-    unsafe { libc::FD_ZERO(&mut set) };
-    let mut dups = Vec::with_capacity(count);
-    let mut nfds = 0;
-    for _ in 0..count {
-        // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own.
-        let d =
-            ok(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) } as libc::c_long)?
-                as RawFd;
-        // SAFETY: d is fresh and ours.
-        dups.push(unsafe { OwnedFd::from_raw_fd(d) });
-        if d as usize >= libc::FD_SETSIZE {
-            return Err(io::Error::other(format!("fd {d} is beyond FD_SETSIZE")));
-        }
-        // SAFETY: d < FD_SETSIZE.
-        unsafe { libc::FD_SET(d, &mut set) };
-        nfds = nfds.max(d + 1);
+fn select(path: &CStr, count: usize, n: u64) -> io::Result<u64> {
+    let file = open_owned(path, OFlag::O_RDONLY)?;
+    let dups: Vec<OwnedFd> = (0..count)
+        .map(|_| file.try_clone())
+        .collect::<io::Result<_>>()?;
+    let raws: Vec<RawFd> = dups.iter().map(|d| d.as_raw_fd()).collect();
+    if let Some(&d) = raws.iter().find(|&&d| d as usize >= libc::FD_SETSIZE) {
+        return Err(io::Error::other(format!("fd {d} is beyond FD_SETSIZE")));
     }
+    let set = raw::fd_set(&raws);
+    let nfds = raws.iter().map(|&d| d + 1).max().unwrap_or(0);
     let once = || -> io::Result<()> {
         let mut w = set;
-        let mut tv = libc::timeval {
-            tv_sec: 0,
-            tv_usec: 0,
-        };
-        let null = std::ptr::null_mut();
-        // SAFETY: w and tv are valid; null read and except sets are allowed.
-        let r = unsafe { libc::select(nfds, null, &mut w, null, &mut tv) };
-        match r {
+        match raw::select_write(nfds, &mut w) {
             r if r == count as libc::c_int => Ok(()),
             r if r < 0 => Err(io::Error::last_os_error()),
             r => Err(io::Error::other(format!("{r} of {count} ready"))),
@@ -252,74 +361,48 @@ fn select(path: &CString, count: usize, n: u64) -> io::Result<u64> {
 struct Echo {
     w: OwnedFd,
     r: OwnedFd,
-    pid: libc::pid_t,
+    pid: Pid,
 }
 
 impl Echo {
     /// Two pipes, as lat_pipe.
     fn pipe() -> io::Result<Echo> {
-        let (req_r, req_w) = pipe()?;
-        let (ans_r, ans_w) = pipe()?;
+        let (req_r, req_w) = nix::unistd::pipe()?;
+        let (ans_r, ans_w) = nix::unistd::pipe()?;
         Echo::start(req_w, ans_r, req_r, ans_w)
     }
 
     /// One AF_UNIX stream socketpair, as lat_unix.
     fn unix() -> io::Result<Echo> {
-        let mut sv = [0; 2];
-        // SAFETY: sv has room for the two descriptors.
-        ok(unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-                0,
-                sv.as_mut_ptr(),
-            )
-        } as libc::c_long)?;
-        // SAFETY: both are fresh descriptors we own; the dup is ours too.
-        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+        use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+        let (ours, theirs) = socketpair(
+            AddressFamily::Unix,
+            SockType::Stream,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )?;
         let ours2 = ours.try_clone()?;
         let theirs2 = theirs.try_clone()?;
         Echo::start(ours, ours2, theirs, theirs2)
     }
 
     /// Forks the echo child on `(child_r, child_w)`; we keep `(w, r)`.
-    /// This process is single-threaded, so the child may run any code.
     fn start(w: OwnedFd, r: OwnedFd, child_r: OwnedFd, child_w: OwnedFd) -> io::Result<Echo> {
         let (cr, cw) = (child_r.as_raw_fd(), child_w.as_raw_fd());
         let (pw, pr) = (w.as_raw_fd(), r.as_raw_fd());
-        // SAFETY: single-threaded process (see above).
-        let pid = unsafe { libc::fork() };
+        let pid = raw::fork();
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
-            // SAFETY: in the child: plain system calls on our own fds,
-            // ending in _exit (no destructors run twice).
-            unsafe {
-                #[cfg(any(target_os = "linux", target_os = "android"))]
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-                // Our stdin/stdout are the bench's pipes; the parent's
-                // ends are not ours to hold open.
-                for fd in [0, 1, pw, pr] {
-                    libc::close(fd);
-                }
-                let mut b = [0u8; 1];
-                loop {
-                    match libc::read(cr, b.as_mut_ptr().cast(), 1) {
-                        1 => {
-                            if libc::write(cw, b.as_ptr().cast(), 1) != 1 {
-                                libc::_exit(1);
-                            }
-                        }
-                        0 => libc::_exit(0),
-                        _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
-                        _ => libc::_exit(1),
-                    }
-                }
-            }
+            echo_child(cr, cw, [0, 1, pw, pr]);
         }
         drop((child_r, child_w));
-        let echo = Echo { w, r, pid };
+        let echo = Echo {
+            w,
+            r,
+            pid: Pid::from_raw(pid),
+        };
         echo.round_trip(0)?; // checked once before timing
         Ok(echo)
     }
@@ -327,16 +410,8 @@ impl Echo {
     #[inline(always)]
     fn round_trip(&self, seq: u8) -> io::Result<()> {
         let mut b = [seq];
-        // SAFETY: b is valid for one byte both ways.
-        exactly_one(
-            unsafe { libc::write(self.w.as_raw_fd(), b.as_ptr().cast(), 1) },
-            "write",
-        )?;
-        // SAFETY: as above.
-        exactly_one(
-            unsafe { libc::read(self.r.as_raw_fd(), b.as_mut_ptr().cast(), 1) },
-            "read",
-        )?;
+        exactly_one(raw::write(self.w.as_raw_fd(), &b), "write")?;
+        exactly_one(raw::read(self.r.as_raw_fd(), &mut b), "read")?;
         if b[0] != seq {
             return Err(io::Error::other(format!("echo {} for {seq}", b[0])));
         }
@@ -344,23 +419,35 @@ impl Echo {
     }
 }
 
-impl Drop for Echo {
-    fn drop(&mut self) {
-        let mut status = 0;
-        // SAFETY: our own child; status is a valid int.
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-            libc::waitpid(self.pid, &mut status, 0);
+/// The echo child's life: plain system calls on its own fds, ending in
+/// `_exit` (no destructors run twice). Our stdin/stdout are the bench's
+/// pipes and `close` are the parent's ends: not ours to hold open.
+fn echo_child(r: RawFd, w: RawFd, close: [RawFd; 4]) -> ! {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    for fd in close {
+        raw::close(fd);
+    }
+    let mut b = [0u8; 1];
+    loop {
+        match raw::read(r, &mut b) {
+            1 => {
+                if raw::write(w, &b) != 1 {
+                    raw::exit(1);
+                }
+            }
+            0 => raw::exit(0),
+            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+            _ => raw::exit(1),
         }
     }
 }
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut p = [0; 2];
-    // SAFETY: p has room for the two descriptors.
-    ok(unsafe { libc::pipe(p.as_mut_ptr()) } as libc::c_long)?;
-    // SAFETY: fresh descriptors we own.
-    Ok(unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) })
+impl Drop for Echo {
+    fn drop(&mut self) {
+        let _ = kill(self.pid, Signal::SIGKILL);
+        let _ = waitpid(self.pid, None);
+    }
 }
 
 /// N round trips of one byte (the low byte of a counter, checked).
@@ -385,40 +472,25 @@ fn round_trips(
 /// The same loop as `peer::proc`'s on purpose, not a call to it: a floor
 /// must not share the code it judges (duplicates D1 is deliberate).
 fn spawns(exec: Option<&CString>, n: u64) -> io::Result<u64> {
-    // SAFETY: the path is NUL-terminated.
-    let devnull = ok(
-        unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) }
-            as libc::c_long,
-    )? as RawFd;
-    // SAFETY: fresh, ours.
-    let devnull = unsafe { OwnedFd::from_raw_fd(devnull) };
+    let devnull = open_owned(c"/dev/null", OFlag::O_WRONLY)?;
     let dn = devnull.as_raw_fd();
     // argv and envp built before timing: the child only execs or exits.
     let path = exec.map_or(std::ptr::null(), |p| p.as_ptr());
     let argv = [path, std::ptr::null()];
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
     let once = || -> io::Result<()> {
-        // SAFETY: single-threaded process; the child makes only
-        // async-signal-safe calls (dup2, execve, _exit).
-        let pid = unsafe { libc::fork() };
+        let pid = raw::fork();
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
-            // SAFETY: in the child; argv and envp are NULL-terminated
-            // arrays of valid strings.
-            unsafe {
-                if !path.is_null() {
-                    libc::dup2(dn, 1);
-                    libc::execve(path, argv.as_ptr(), envp.as_ptr());
-                    libc::_exit(127);
-                }
-                libc::_exit(0);
+            if !path.is_null() {
+                raw::exec(dn, path, &argv, &envp);
             }
+            raw::exit(0);
         }
         let mut status = 0;
-        // SAFETY: our own child; status is a valid int.
-        ok(unsafe { libc::waitpid(pid, &mut status, 0) } as libc::c_long)?;
+        ok(raw::waitpid(pid, &mut status) as libc::c_long)?;
         if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
             Ok(())
         } else {

@@ -2,6 +2,12 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::AsRawFd;
+
+use nix::fcntl::OFlag;
+use nix::sys::stat::Mode;
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::Pid;
 
 use crate::sys;
 
@@ -34,9 +40,13 @@ pub fn request(words: &[&str]) -> io::Result<String> {
             };
             // /dev/null for the child's stdout: our stdout is the pipe to
             // the bench and must carry only replies (lmbench closes it).
-            let devnull = sys::open(c"/dev/null", libc::O_WRONLY | libc::O_CLOEXEC)?;
-            let result = time_spawns(n, &spawn, devnull);
-            sys::close(devnull)?;
+            let devnull = nix::fcntl::open(
+                c"/dev/null",
+                OFlag::O_WRONLY | OFlag::O_CLOEXEC,
+                Mode::empty(),
+            )?;
+            let result = time_spawns(n, &spawn, devnull.as_raw_fd());
+            nix::unistd::close(devnull)?;
             result.map(|ns| ns.to_string())
         }
         _ => Err(bad()),
@@ -75,15 +85,12 @@ fn time_spawns(n: u64, spawn: &Spawn, devnull: libc::c_int) -> io::Result<u64> {
     let start = sys::now_ns();
     for _ in 0..n {
         // SAFETY: this process is single-threaded, so the child may run any
-        // code; it still makes only async-signal-safe calls (dup2, execve, _exit).
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if pid == 0 {
-            // SAFETY: in the child; path and argv are valid NUL-terminated
-            // strings built before the fork, envp an empty list.
-            unsafe {
+        // code; it still makes only async-signal-safe calls (dup2, execve,
+        // _exit) on a path and argv of NUL-terminated strings built before
+        // the fork, and an empty envp, and never returns.
+        let pid = unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
                 if !path.is_null() {
                     libc::dup2(devnull, 1);
                     libc::execve(path, argv.as_ptr(), envp.as_ptr());
@@ -91,16 +98,14 @@ fn time_spawns(n: u64, spawn: &Spawn, devnull: libc::c_int) -> io::Result<u64> {
                 }
                 libc::_exit(0);
             }
-        }
-        let mut status = 0;
-        // SAFETY: waiting for our own child; status is a valid int.
-        if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+            pid
+        };
+        if pid < 0 {
             return Err(io::Error::last_os_error());
         }
-        if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-            return Err(io::Error::other(format!(
-                "child {pid} failed (wait status {status:#x})"
-            )));
+        match waitpid(Pid::from_raw(pid), None)? {
+            WaitStatus::Exited(_, 0) => {}
+            status => return Err(io::Error::other(format!("child {pid} failed ({status:?})"))),
         }
     }
     Ok(sys::now_ns() - start)

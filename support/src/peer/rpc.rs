@@ -8,11 +8,16 @@
 //! 64 KiB per read, records of at most `rpc::MAX_RECORD`. Nothing a client sends can stop the server.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::net::UdpSocket;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{PollFd, PollFlags, PollTimeout};
 
 use crate::rpc::{serve_call, RecordBuf};
 use crate::{ipc, sys};
 
+/// The inherited descriptors (see the module doc).
 const UDP: RawFd = 3;
 const LISTENER: RawFd = 4;
 /// Connections beyond this are accepted and closed at once.
@@ -22,37 +27,38 @@ pub fn main(args: &[String]) -> io::Result<()> {
     if !args.is_empty() {
         return Err(io::Error::other(format!("bad arguments {args:?}")));
     }
-    // SAFETY: fcntl on an inherited descriptor: accept must not block when
-    // a connection vanished between poll and accept.
-    unsafe { libc::fcntl(LISTENER, libc::F_SETFL, libc::O_NONBLOCK) };
+    // SAFETY: fds 3 and 4 are the sockets `ipc::spawn_with_fds` gave us,
+    // open and owned by nothing else in this process.
+    let (udp, listener) = unsafe { (UdpSocket::from_raw_fd(UDP), OwnedFd::from_raw_fd(LISTENER)) };
+    // Neither may block: accept when a connection vanished between poll
+    // and accept, recvfrom when a datagram did.
+    fcntl(&listener, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+    udp.set_nonblocking(true)?;
     let mut conns: Vec<(OwnedFd, RecordBuf)> = Vec::new();
     let mut buf = vec![0u8; 65536];
     loop {
-        let mut pfds: Vec<libc::pollfd> = [UDP, LISTENER]
-            .into_iter()
-            .chain(conns.iter().map(|(fd, _)| fd.as_raw_fd()))
-            .map(|fd| libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        // SAFETY: pfds is a valid array of pfds.len() pollfds.
-        if unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, -1) } < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
+        // Which of udp, listener, conns... have something for us.
+        let ready: Vec<bool> = {
+            let mut pfds: Vec<PollFd> = [udp.as_fd(), listener.as_fd()]
+                .into_iter()
+                .chain(conns.iter().map(|(fd, _)| fd.as_fd()))
+                .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
+                .collect();
+            match nix::poll::poll(&mut pfds, PollTimeout::NONE) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
             }
-            return Err(e);
+            pfds.iter().map(|p| p.any().unwrap_or(true)).collect()
+        };
+        if ready[0] {
+            serve_datagram(&udp, &mut buf);
         }
-        if pfds[0].revents != 0 {
-            serve_datagram(&mut buf)?;
-        }
-        if pfds[1].revents != 0 {
-            if let Ok(c) = ipc::accept(LISTENER) {
+        if ready[1] {
+            if let Ok(c) = ipc::accept(&listener) {
                 // A client that stops reading our replies must not stall
                 // the server: a write blocked this long drops it.
-                let bounded = ipc::set_send_timeout(c.as_raw_fd(), ipc::ANSWER_TIMEOUT).is_ok();
+                let bounded = ipc::set_send_timeout(&c, ipc::ANSWER_TIMEOUT).is_ok();
                 if bounded && conns.len() < MAX_CONNS {
                     conns.push((c, RecordBuf::default()));
                 }
@@ -60,11 +66,10 @@ pub fn main(args: &[String]) -> io::Result<()> {
         }
         // Connections that hung up, sent garbage framing or failed a write
         // are dropped (closed); the others keep their partial records.
-        let ready: Vec<bool> = pfds[2..].iter().map(|p| p.revents != 0).collect();
         let mut i = 0;
         conns.retain_mut(|(fd, rb)| {
             // Connections accepted this round were not polled yet.
-            let keep = !ready.get(i).copied().unwrap_or(false)
+            let keep = !ready.get(2 + i).copied().unwrap_or(false)
                 || serve_stream(fd.as_raw_fd(), rb, &mut buf);
             i += 1;
             keep
@@ -73,38 +78,14 @@ pub fn main(args: &[String]) -> io::Result<()> {
 }
 
 /// One datagram in, at most one reply out, to whoever sent it.
-fn serve_datagram(buf: &mut [u8]) -> io::Result<()> {
-    // SAFETY: zeroed sockaddr_storage is valid; len says its size.
-    let mut from: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    // SAFETY: buf, from and len are valid for recvfrom to fill.
-    let n = unsafe {
-        libc::recvfrom(
-            UDP,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            libc::MSG_DONTWAIT,
-            (&mut from as *mut libc::sockaddr_storage).cast(),
-            &mut len,
-        )
+fn serve_datagram(udp: &UdpSocket, buf: &mut [u8]) {
+    // Nothing after all, or an ICMP error from an old client: ignored.
+    let Ok((n, from)) = udp.recv_from(buf) else {
+        return;
     };
-    if n < 0 {
-        return Ok(()); // nothing after all, or an ICMP error from an old client
+    if let Some(reply) = serve_call(&buf[..n]) {
+        let _ = udp.send_to(&reply, from);
     }
-    if let Some(reply) = serve_call(&buf[..n as usize]) {
-        // SAFETY: reply and the sender's address are valid for sendto.
-        unsafe {
-            libc::sendto(
-                UDP,
-                reply.as_ptr().cast(),
-                reply.len(),
-                0,
-                (&from as *const libc::sockaddr_storage).cast(),
-                len,
-            )
-        };
-    }
-    Ok(())
 }
 
 /// Reads what a connection sent and answers every complete record; false

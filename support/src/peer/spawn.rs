@@ -115,29 +115,26 @@ fn threads(n: u64) -> io::Result<()> {
 }
 
 fn reap(pid: libc::pid_t) -> io::Result<()> {
-    let mut status = 0;
-    // SAFETY: waiting for our own child; status is a valid int.
-    if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
-        return Err(io::Error::last_os_error());
+    use nix::sys::wait::{waitpid, WaitStatus};
+    match waitpid(nix::unistd::Pid::from_raw(pid), None)? {
+        WaitStatus::Exited(_, 0) => Ok(()),
+        status => Err(io::Error::other(format!("child {pid} failed ({status:?})"))),
     }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(io::Error::other(format!(
-            "child {pid} failed (wait status {status:#x})"
-        )));
-    }
-    Ok(())
 }
 
 fn forks(n: u64) -> io::Result<()> {
     for _ in 0..n {
-        // SAFETY: this process is single-threaded; the child only _exits.
-        let pid = unsafe { libc::fork() };
+        // SAFETY: this process is single-threaded; the child only _exits,
+        // at once.
+        let pid = unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                libc::_exit(0);
+            }
+            pid
+        };
         if pid < 0 {
             return Err(io::Error::last_os_error());
-        }
-        if pid == 0 {
-            // SAFETY: in the child: leave at once.
-            unsafe { libc::_exit(0) };
         }
         reap(pid)?;
     }

@@ -34,9 +34,11 @@ pub fn main(_: &[String]) -> io::Result<()> {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::os::fd::{AsRawFd, OwnedFd, RawFd};
     use std::sync::atomic::AtomicU32;
     use std::sync::Arc;
+
+    use nix::mqueue;
 
     use super::UNAVAILABLE;
     use crate::{kpath, sys};
@@ -118,13 +120,8 @@ mod linux {
     }
 
     fn eventfd() -> io::Result<OwnedFd> {
-        // SAFETY: eventfd returns a fresh descriptor we own, or -1.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fresh, owned by nobody else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        use nix::sys::eventfd::{EfdFlags, EventFd};
+        Ok(EventFd::from_flags(EfdFlags::EFD_CLOEXEC)?.into())
     }
 
     #[inline]
@@ -158,52 +155,40 @@ mod linux {
         }
     }
 
-    struct Queue(libc::mqd_t);
+    /// A POSIX message queue, closed on drop (nix's `MqdT` is not).
+    struct Queue(Option<mqueue::MqdT>);
 
     impl Queue {
         fn open(tag: &str) -> io::Result<Queue> {
+            use mqueue::{mq_open, mq_unlink, MQ_OFlag, MqAttr};
+            use nix::sys::stat::Mode;
             let name = std::ffi::CString::new(format!("/lmbench-wake-{}-{tag}", sys::getpid()))
                 .map_err(io::Error::other)?;
-            // SAFETY: a zeroed mq_attr is valid; we set the two sizes used.
-            let mut attr: libc::mq_attr = unsafe { std::mem::zeroed() };
-            attr.mq_maxmsg = 1;
-            attr.mq_msgsize = 8;
-            // SAFETY: name is NUL-terminated; mode and attr are the two
-            // variadic arguments O_CREAT requires.
-            let q = unsafe {
-                libc::mq_open(
-                    name.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR,
-                    0o600 as libc::mode_t,
-                    &attr as *const libc::mq_attr,
-                )
-            };
-            if q < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            // One message of up to 8 bytes.
+            let attr = MqAttr::new(0, 1, 8, 0);
+            let flags = MQ_OFlag::O_CREAT | MQ_OFlag::O_EXCL | MQ_OFlag::O_RDWR;
+            let q = mq_open(
+                name.as_c_str(),
+                flags,
+                Mode::from_bits_truncate(0o600),
+                Some(&attr),
+            )?;
             // Unlinked at once: nothing is left behind, whatever happens.
-            // SAFETY: name is NUL-terminated.
-            unsafe { libc::mq_unlink(name.as_ptr()) };
-            Ok(Queue(q))
+            let _ = mq_unlink(name.as_c_str());
+            Ok(Queue(Some(q)))
         }
         #[inline]
         fn send(&self, byte: u8) -> io::Result<()> {
-            // SAFETY: one valid byte, priority 0.
-            if unsafe { libc::mq_send(self.0, [byte].as_ptr().cast(), 1, 0) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
+            let q = self.0.as_ref().expect("open until dropped");
+            Ok(mqueue::mq_send(q, &[byte], 0)?)
         }
         #[inline]
         fn recv(&self, want: u8) -> io::Result<()> {
+            let q = self.0.as_ref().expect("open until dropped");
             let mut buf = [0u8; 8];
-            // SAFETY: buf holds mq_msgsize (8) bytes.
-            let n = unsafe {
-                libc::mq_receive(self.0, buf.as_mut_ptr().cast(), 8, std::ptr::null_mut())
-            };
-            match n {
+            let mut prio = 0;
+            match mqueue::mq_receive(q, &mut buf, &mut prio)? {
                 1 if buf[0] == want => Ok(()),
-                n if n < 0 => Err(io::Error::last_os_error()),
                 n => Err(io::Error::other(format!(
                     "message of {n} bytes {:?}",
                     &buf[..1]
@@ -214,8 +199,9 @@ mod linux {
 
     impl Drop for Queue {
         fn drop(&mut self) {
-            // SAFETY: a queue descriptor we own.
-            unsafe { libc::mq_close(self.0) };
+            if let Some(q) = self.0.take() {
+                let _ = mqueue::mq_close(q);
+            }
         }
     }
 
@@ -247,22 +233,9 @@ mod linux {
                     Pair::Futex(0, p, w)
                 }
                 "dgram" => {
-                    let mut sv = [0; 2];
-                    // SAFETY: sv has room for the two descriptors.
-                    let r = unsafe {
-                        libc::socketpair(
-                            libc::AF_UNIX,
-                            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-                            0,
-                            sv.as_mut_ptr(),
-                        )
-                    };
-                    if r != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    // SAFETY: both descriptors are fresh and ours.
-                    let (ours, theirs) =
-                        unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+                    use socket2::{Domain, Socket, Type};
+                    let (ours, theirs) = Socket::pair(Domain::UNIX, Type::DGRAM, None)?;
+                    let (ours, theirs) = (OwnedFd::from(ours), OwnedFd::from(theirs));
                     let fd = theirs.as_raw_fd();
                     let p = fork_partner(|| {
                         let mut b = [0u8; 1];

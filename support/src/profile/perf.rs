@@ -32,7 +32,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,11 +101,9 @@ pub fn make_fifos(dir: &Path) -> io::Result<(PathBuf, PathBuf)> {
     let ctl = dir.join("perf-ctl.fifo");
     let ack = dir.join("perf-ack.fifo");
     for p in [&ctl, &ack] {
-        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
-        // SAFETY: c is a valid NUL-terminated path; mkfifo only reads it.
-        if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
-            let e = io::Error::last_os_error();
+        let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+        if let Err(e) = nix::unistd::mkfifo(p.as_path(), mode) {
+            let e = io::Error::from(e);
             return Err(io::Error::new(
                 e.kind(),
                 format!("mkfifo {}: {e}", p.display()),
@@ -181,19 +178,16 @@ impl Control {
                     format!("perf did not acknowledge `{cmd}` within {ACK_TIMEOUT:?}"),
                 ));
             }
-            let mut pfd = libc::pollfd {
-                fd: self.ack.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: pfd is one valid pollfd for the duration of the call.
-            let r = unsafe { libc::poll(&mut pfd, 1, left.as_millis().min(1000) as libc::c_int) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
+            use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+            use std::os::fd::AsFd;
+            let ms = left.as_millis().min(1000) as u16;
+            match poll(
+                &mut [PollFd::new(self.ack.as_fd(), PollFlags::POLLIN)],
+                PollTimeout::from(ms),
+            ) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
             }
             let mut buf = [0u8; 64];
             match self.ack.read(&mut buf) {

@@ -166,8 +166,7 @@ impl Facts {
         Facts {
             perf,
             perf_runs,
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            root: unsafe { libc::geteuid() } == 0,
+            root: nix::unistd::geteuid().is_root(),
             paranoid: read_int("/proc/sys/kernel/perf_event_paranoid"),
             kptr_restrict: read_int("/proc/sys/kernel/kptr_restrict"),
         }

@@ -196,7 +196,7 @@ impl Session {
         }
         s.connect_timeout(&at.into(), CONTROL_TIMEOUT)?;
         let s: TcpStream = s.into();
-        ipc::set_recv_timeout(s.as_raw_fd(), ipc::ANSWER_TIMEOUT)?;
+        ipc::set_recv_timeout(&s, ipc::ANSWER_TIMEOUT)?;
         Ok(s)
     }
 

@@ -19,7 +19,6 @@
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -60,8 +59,12 @@ fn log(msg: impl std::fmt::Display) {
 
 /// Waits until `fd` is readable (or hung up) for at most `ms`
 /// milliseconds; false on timeout or signal.
-fn poll_in(fd: RawFd, ms: i32) -> io::Result<bool> {
-    crate::ipc::wait_ready(fd, libc::POLLIN, Duration::from_millis(ms.max(0) as u64))
+fn poll_in(fd: impl std::os::fd::AsFd, ms: i32) -> io::Result<bool> {
+    crate::ipc::wait_ready(
+        fd,
+        nix::poll::PollFlags::POLLIN,
+        Duration::from_millis(ms.max(0) as u64),
+    )
 }
 
 fn is_timeout(e: &io::Error) -> bool {
@@ -97,7 +100,7 @@ impl Server {
     /// Serves clients one after another until `stop` is set.
     pub fn run(&self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
-            if !poll_in(self.listener.as_raw_fd(), TICK.as_millis() as i32)? {
+            if !poll_in(&self.listener, TICK.as_millis() as i32)? {
                 continue;
             }
             let (ctl, peer) = match self.listener.accept() {
@@ -251,7 +254,7 @@ impl Ctx<'_> {
         if self.stop.load(Ordering::Relaxed) {
             return Some("server stopping".into());
         }
-        if poll_in(self.ctl.as_raw_fd(), 0).unwrap_or(true) {
+        if poll_in(self.ctl, 0).unwrap_or(true) {
             return Some("client moved on".into());
         }
         if last.elapsed() >= self.idle {
@@ -317,7 +320,7 @@ fn serve(ctx: &Ctx, ep: Endpoint) -> io::Result<String> {
 fn accept_one(ctx: &Ctx, l: &TcpListener) -> io::Result<Option<TcpStream>> {
     let last = Instant::now();
     loop {
-        if poll_in(l.as_raw_fd(), TICK.as_millis() as i32)? {
+        if poll_in(l, TICK.as_millis() as i32)? {
             let (c, from) = l.accept()?;
             if from.ip() == ctx.client_ip {
                 return Ok(Some(c));
@@ -466,7 +469,7 @@ fn accept_and_close(ctx: &Ctx, l: &TcpListener) -> io::Result<String> {
     let (mut last, mut conns) = (Instant::now(), 0u64);
     let mut buf = [0u8; 64];
     loop {
-        if !poll_in(l.as_raw_fd(), TICK.as_millis() as i32)? {
+        if !poll_in(l, TICK.as_millis() as i32)? {
             if let Some(why) = ctx.should_end(last) {
                 return Ok(format!("{conns} connections; {why}"));
             }
