@@ -174,7 +174,7 @@ fn diff_with_tick(a: &Procs, b: &Procs, tick: f64) -> Diff {
     // A process that ended in the window was reaped by its parent, whose
     // cutime now holds all of its time: take back what it had used before.
     for (pid, s) in &a.by_pid {
-        let gone = b.by_pid.get(pid).map_or(true, |p| p.start != s.start);
+        let gone = b.by_pid.get(pid).is_none_or(|p| p.start != s.start);
         if gone {
             if let Some(d) = delta.get_mut(&s.ppid) {
                 *d -= s.ticks as i64;

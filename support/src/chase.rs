@@ -88,7 +88,7 @@ impl Buffer {
     }
 
     fn check_in(bytes: usize, off: usize) -> Result<(), String> {
-        if off % WORD != 0 || off + WORD > bytes {
+        if !off.is_multiple_of(WORD) || off + WORD > bytes {
             return Err(format!(
                 "slot offset {off} is outside the {bytes}-byte buffer or unaligned"
             ));
@@ -206,7 +206,7 @@ impl Buffer {
         seed: u64,
     ) -> Result<Chain, String> {
         let pages = bytes / PAGE;
-        if pages == 0 || !(WORD..=PAGE).contains(&stride) || PAGE % stride != 0 {
+        if pages == 0 || !(WORD..=PAGE).contains(&stride) || !PAGE.is_multiple_of(stride) {
             return Err(format!(
                 "{bytes} bytes at stride {stride}: need a page and a stride dividing it"
             ));

@@ -254,9 +254,9 @@ fn mount_of(mountinfo: &str, path: &Path) -> Option<Mount> {
         if !path.starts_with(&mount_point) {
             continue;
         }
-        let longer = best.as_ref().map_or(true, |b| {
-            mount_point.as_os_str().len() >= b.mount_point.as_os_str().len()
-        });
+        let longer = best
+            .as_ref()
+            .is_none_or(|b| mount_point.as_os_str().len() >= b.mount_point.as_os_str().len());
         if longer {
             best = Some(Mount {
                 mount_point,

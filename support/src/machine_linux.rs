@@ -99,9 +99,9 @@ fn topology(cpu: &str) -> Option<String> {
     let mut threads = 0;
     for e in std::fs::read_dir(cpu).ok()?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if !name
+        if name
             .strip_prefix("cpu")
-            .is_some_and(|n| n.parse::<u32>().is_ok())
+            .is_none_or(|n| n.parse::<u32>().is_err())
         {
             continue;
         }

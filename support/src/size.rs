@@ -64,7 +64,7 @@ pub fn parse(token: &str) -> Result<u64, SizeError> {
 /// The id token of a size: the largest binary unit that divides it exactly.
 pub fn name(bytes: u64) -> String {
     for (shift, suffix) in [(30, "g"), (20, "m"), (10, "k")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{suffix}", bytes >> shift);
         }
     }

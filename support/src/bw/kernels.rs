@@ -38,7 +38,7 @@ impl Buf {
     /// Allocates `len` bytes (a non-zero multiple of [`STEP`]) and writes
     /// `fill` to every byte.
     pub fn new(len: usize, fill: u8) -> io::Result<Buf> {
-        if len == 0 || len % STEP != 0 {
+        if len == 0 || !len.is_multiple_of(STEP) {
             return Err(io::Error::other(format!(
                 "buffer size {len} is not a non-zero multiple of {STEP}"
             )));
@@ -140,7 +140,7 @@ fn load<T: Copy>(r: &T) -> T {
 /// rd: sums one u32 per 16 bytes (lmbench's rd).
 #[inline(never)]
 pub fn rd(a: &[u32]) -> u32 {
-    assert!(a.len() % 16 == 0);
+    assert!(a.len().is_multiple_of(16));
     let p = a.as_ptr();
     let (mut s0, mut s1, mut s2, mut s3) = (0u32, 0u32, 0u32, 0u32);
     let mut i = 0;
@@ -160,7 +160,7 @@ pub fn rd(a: &[u32]) -> u32 {
 /// wr: stores one u32 per 16 bytes.
 #[inline(never)]
 pub fn wr(a: &mut [u32]) {
-    assert!(a.len() % 16 == 0);
+    assert!(a.len().is_multiple_of(16));
     let p = a.as_mut_ptr();
     let mut i = 0;
     while i < a.len() {
@@ -178,7 +178,7 @@ pub fn wr(a: &mut [u32]) {
 /// rdwr: loads then stores one u32 per 16 bytes; returns the loads' sum.
 #[inline(never)]
 pub fn rdwr(a: &mut [u32]) -> u32 {
-    assert!(a.len() % 16 == 0);
+    assert!(a.len().is_multiple_of(16));
     let p = a.as_mut_ptr();
     let mut s = 0u32;
     let mut i = 0;
@@ -198,7 +198,7 @@ pub fn rdwr(a: &mut [u32]) -> u32 {
 /// cp: copies one u32 per 16 bytes from `src` to `dst`.
 #[inline(never)]
 pub fn cp(src: &[u32], dst: &mut [u32]) {
-    assert!(src.len() % 16 == 0 && src.len() == dst.len());
+    assert!(src.len().is_multiple_of(16) && src.len() == dst.len());
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
     while i < src.len() {
@@ -215,7 +215,7 @@ pub fn cp(src: &[u32], dst: &mut [u32]) {
 /// frd: sums every u64 word.
 #[inline(never)]
 pub fn frd(a: &[u64]) -> u64 {
-    assert!(a.len() % 8 == 0);
+    assert!(a.len().is_multiple_of(8));
     let p = a.as_ptr();
     let (mut s0, mut s1, mut s2, mut s3) = (0u64, 0u64, 0u64, 0u64);
     let mut i = 0;
@@ -239,7 +239,7 @@ pub fn frd(a: &[u64]) -> u64 {
 /// fwr: stores every u64 word.
 #[inline(never)]
 pub fn fwr(a: &mut [u64]) {
-    assert!(a.len() % 8 == 0);
+    assert!(a.len().is_multiple_of(8));
     let p = a.as_mut_ptr();
     let mut i = 0;
     while i < a.len() {
@@ -256,7 +256,7 @@ pub fn fwr(a: &mut [u64]) {
 /// fcp: copies every u64 word from `src` to `dst`.
 #[inline(never)]
 pub fn fcp(src: &[u64], dst: &mut [u64]) {
-    assert!(src.len() % 8 == 0 && src.len() == dst.len());
+    assert!(src.len().is_multiple_of(8) && src.len() == dst.len());
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut i = 0;
     while i < src.len() {

@@ -89,6 +89,7 @@ mod linux {
     struct Shared(*mut Ctl);
     // SAFETY: Ctl is all atomics; the mapping lives as long as the process.
     unsafe impl Send for Shared {}
+    // SAFETY: as for Send: every field of Ctl is an atomic.
     unsafe impl Sync for Shared {}
 
     impl Shared {

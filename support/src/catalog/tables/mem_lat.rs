@@ -177,7 +177,7 @@ fn ends(c: &[(u64, f64)]) -> Vec<(u64, u64)> {
             }
             // The new level must hold at the next point too (noise spikes
             // are single points).
-            let holds = c.get(j + 1).map_or(true, |n| n.1 >= RISE * c[i].1);
+            let holds = c.get(j + 1).is_none_or(|n| n.1 >= RISE * c[i].1);
             if c[j].1 >= RISE * c[i].1 && holds {
                 out.push((c[i].0, c[j].0));
             }
