@@ -9,7 +9,7 @@ use lmbench::results::{Meta, MetricStats, Origin, Run};
 use lmbench::store::{self, SaveOptions};
 use lmbench_support::catalog::all_metrics;
 use lmbench_support::machine::Facts;
-use lmbench_support::{bw, chase};
+use lmbench_support::{bw, size};
 use proptest::prelude::*;
 
 /// A figure as Criterion writes one: finite, positive (zero included for
@@ -127,17 +127,17 @@ proptest! {
 
     #[test]
     fn size_tokens_round_trip(bytes in any::<u64>()) {
-        let token = chase::size_name(bytes);
-        prop_assert_eq!(chase::parse_size(&token), Some(bytes));
+        let token = size::name(bytes);
+        prop_assert_eq!(size::parse(&token).ok(), Some(bytes));
         // The bandwidth benches parse the same tokens with bw::parse_size.
         prop_assert_eq!(bw::parse_size(&token).map(|b| b as u64), Some(bytes));
     }
 
     #[test]
     fn parsed_size_tokens_format_canonically(token in "[0-9]{1,21}[bkmg]?") {
-        if let Some(bytes) = chase::parse_size(&token) {
-            let canonical = chase::size_name(bytes);
-            prop_assert_eq!(chase::parse_size(&canonical), Some(bytes));
+        if let Ok(bytes) = size::parse(&token) {
+            let canonical = size::name(bytes);
+            prop_assert_eq!(size::parse(&canonical).ok(), Some(bytes));
             prop_assert!(canonical.len() <= token.len() + 1, "{} -> {}", token, canonical);
         }
     }

@@ -375,15 +375,6 @@ pub fn criterion_listing() -> bool {
     std::env::args().any(|a| a == "--list")
 }
 
-// Sizes are parsed and printed in one place, `crate::size`; these names
-// stay for the catalog's callers.
-pub use crate::size::{human as human_size, name as size_name};
-
-/// Parses a size token (`crate::size::parse`) into bytes.
-pub fn parse_size(s: &str) -> Option<u64> {
-    crate::size::parse(s).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

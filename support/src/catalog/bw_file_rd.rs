@@ -12,7 +12,7 @@ pub const FIXED: &[&str] = &["512k", "8m", "64m"];
 /// Whether a reread program (bw_file_rd, bw_mmap_rd) measures size `id`
 /// on a machine whose memory bandwidth top size is `top` bytes.
 pub fn runs_at(id: &str, top: u64) -> bool {
-    FIXED.contains(&id) || crate::chase::parse_size(id) == Some(top)
+    FIXED.contains(&id) || crate::size::parse(id).ok() == Some(top)
 }
 
 /// One reread program: its two mode words, spelled once (the constants

@@ -131,7 +131,7 @@ mod tests {
         // Every top size is in the sweep.
         for llc in [M, 3 * M, 32 * M, 260 * M] {
             let (t, _) = top_size(Some(llc), None);
-            assert!(SIZES.contains(&crate::chase::size_name(t).as_str()));
+            assert!(SIZES.contains(&crate::size::name(t).as_str()));
         }
     }
 

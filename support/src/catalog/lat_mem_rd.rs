@@ -5,7 +5,7 @@
 //! "random in level" latency). Ids:
 //! `lat_mem_rd/<s16|s64|s128|s256|s1024|thrash|page|inpage>/<size>`.
 use super::{Headline, Metric, Program, Unit};
-use crate::chase::parse_size;
+use crate::size;
 
 /// The largest working set of the sweep. lmbench wants several times the
 /// last-level cache; machines whose LLC exceeds a quarter of this (this
@@ -121,7 +121,9 @@ pub fn line_stride(function: &str) -> Option<u64> {
 
 /// The working-set size a metric of this program measures.
 pub fn size_of(m: &Metric) -> Option<u64> {
-    m.function_and_parameter().1.and_then(parse_size)
+    m.function_and_parameter()
+        .1
+        .and_then(|p| size::parse(p).ok())
 }
 
 /// The points of one curve (function word), by increasing size.

@@ -39,19 +39,10 @@ pub fn session(g: &mut Group, program: &Program, metrics: &[&'static Metric]) ->
     Some(s)
 }
 
-/// Where Criterion writes this program's results: `$CRITERION_HOME`, else
-/// `$CARGO_TARGET_DIR/criterion`, else `target/criterion` (benches run in
-/// the workspace root), the order Criterion uses.
+/// Where Criterion writes this program's results (the harness's one
+/// lookup of Criterion's home).
 fn criterion_dir(program: &Program) -> std::path::PathBuf {
-    let home = match (
-        std::env::var_os("CRITERION_HOME"),
-        std::env::var_os("CARGO_TARGET_DIR"),
-    ) {
-        (Some(h), _) => h.into(),
-        (None, Some(t)) => std::path::PathBuf::from(t).join("criterion"),
-        _ => std::path::PathBuf::from("target").join("criterion"),
-    };
-    home.join(program.name)
+    crate::harness::criterion_home().join(program.name)
 }
 
 /// Writes who the peer was beside the program's results, so `lmbench

@@ -83,7 +83,7 @@ fn largest_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u6
         .rev()
         .filter(|m| m.function_and_parameter().0 == function)
         .find_map(|m| {
-            let size = crate::chase::parse_size(m.function_and_parameter().1?)?;
+            let size = crate::size::parse(m.function_and_parameter().1?).ok()?;
             Some((size, run.value(m)?))
         })
 }
@@ -92,7 +92,7 @@ fn largest_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u6
 /// were measured at against the last-level cache (lmbench wants 4x+;
 /// bw_mem caps it by the memory available), and the reread file size.
 pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
-    use crate::chase::human_size;
+    use crate::size::human as human_size;
     let mut notes = Vec::new();
     let sizes: Vec<(&str, u64)> = [
         ("Mem read", FRD),
@@ -162,7 +162,7 @@ fn reread_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u64
     let same = at.and_then(|size| {
         program.metrics.iter().find_map(|m| {
             let (f, p) = m.function_and_parameter();
-            let s = crate::chase::parse_size(p?)?;
+            let s = crate::size::parse(p?).ok()?;
             (f == function && s == size).then_some(())?;
             Some((s, run.value(m)?))
         })

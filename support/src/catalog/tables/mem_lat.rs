@@ -6,7 +6,7 @@
 //! "Guesses").
 use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, MAX_SIZE, PAGE_FN, RAND_FN, TABLE_FN};
 use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
-use crate::chase::human_size;
+use crate::size::human as human_size;
 
 pub static MEM_LAT: Table = Table {
     key: "mem_lat",
