@@ -2,6 +2,7 @@
 //! This file only parses the command line and dispatches (`cmd/`).
 
 mod cmd;
+mod report;
 mod saving;
 use lmbench::cells;
 use lmbench::criterion_files;

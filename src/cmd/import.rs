@@ -12,7 +12,6 @@ use anyhow::{bail, Context, Result};
 use lmbench_support::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
-use crate::cmd::summary;
 use crate::results::{Imported, Meta, Origin, Run};
 use crate::store;
 
@@ -161,7 +160,7 @@ pub fn run(opts: Args) -> Result<()> {
     }
     for ((file, m), (dm, label)) in found.iter().zip(&dests) {
         let run = to_run(m, file, dm, label);
-        let tables = summary::render(std::slice::from_ref(&run))
+        let tables = crate::report::render(std::slice::from_ref(&run))
             .unwrap_or_else(|_| "(no summary column of ours has a figure of this run)\n".into());
         let summary = format!(
             "Imported by `lmbench import` from {file} line {} ({}); do not edit \

@@ -198,7 +198,7 @@ pub fn run(opts: Args) -> Result<()> {
         let dir = saving::save_run(run.clone(), &machine, save)?;
         run = crate::store::load(&dir)?;
     }
-    print!("{}", crate::cmd::summary::render(&[run])?);
+    print!("{}", crate::report::render(&[run])?);
     Ok(())
 }
 
