@@ -21,6 +21,19 @@ fn lmbench(env: &Env) -> Command {
         .env("LMBENCH_RESULTS", env.results())
         .env("CARGO_TARGET_DIR", env.dir.path().join("target"))
         .stdin(Stdio::null());
+    // SIGINT as a terminal delivers it: a shell that starts a background job
+    // without job control (`cmd &` in a script, as a CI runner may) leaves
+    // SIGINT ignored, inherited down to us, and the SIGINT crash points
+    // would then not interrupt the save at all.
+    // SAFETY: signal(2) is async-signal-safe and nothing else runs between
+    // fork and exec; SIG_DFL runs no handler of ours.
+    unsafe {
+        c.pre_exec(|| {
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            signal(Signal::SIGINT, SigHandler::SigDfl)?;
+            Ok(())
+        });
+    }
     c
 }
 
