@@ -117,6 +117,9 @@ fn unknown_filter_is_refused_before_building() {
     fails_with(&o, "matches no metric");
     let o = env.lmbench(&["run", "lat_(("]);
     fails_with(&o, "unclosed group");
+    // --paired takes only metrics that have a floor.
+    let o = env.lmbench(&["run", "--paired", "lat_mem_rd"]);
+    fails_with(&o, "no metric that has a floor matches");
 }
 
 #[test]
@@ -156,12 +159,16 @@ fn summary_floors_shows_each_metric_beside_its_floor() {
             .unwrap_or_else(|| panic!("no row for {id} in\n{text}"))
             .split_whitespace()
             .rev()
-            .take(4)
+            .take(5)
             .collect::<Vec<_>>()
     };
-    // Unit, figure, floor, ratio (read from the right).
-    assert_eq!(row(FLOORS[0].metric.id), ["1.50", "0.0600", "0.0900", "us"]);
-    assert_eq!(row(FLOORS[1].metric.id), ["-", "-", "0.2000", "us"]);
+    // Unit, figure, floor, ratio, best (read from the right); the fixture's
+    // samples are all alike, so the fastest ratio is the ratio.
+    assert_eq!(
+        row(FLOORS[0].metric.id),
+        ["1.50", "1.50", "0.0600", "0.0900", "us"]
+    );
+    assert_eq!(row(FLOORS[1].metric.id), ["-", "-", "-", "0.2000", "us"]);
     // A pair with neither side in the run has no row.
     assert!(!text.contains(FLOORS[2].metric.id), "{text}");
 

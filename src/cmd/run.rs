@@ -17,6 +17,8 @@ use crate::results::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
 
+mod paired;
+
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,6 +51,15 @@ pub struct Args {
     /// With --save: replace an existing label.
     #[arg(long, requires = "save")]
     pub force: bool,
+    /// Only the metrics that have a floor (FILTER narrows them), each run
+    /// right before its floor (metric, floor, next metric, ...), not
+    /// program by program: the ratios of `summary --floors` then compare
+    /// figures taken seconds apart, not minutes, and a host whose speed
+    /// drifts (a VM's steal, frequency) shifts both sides alike. With
+    /// --runs N the pairs are alternated N times and each round's ratios
+    /// printed.
+    #[arg(long)]
+    pub paired: bool,
 }
 
 fn cargo() -> String {
@@ -79,6 +90,13 @@ pub fn run(opts: Args) -> Result<()> {
         force: opts.force,
     });
     let programs = select(opts.filter.as_deref())?;
+    // What each step runs: a program and the filter its bench gets.
+    let (steps, programs, filter) = if opts.paired {
+        paired::plan(opts.filter.as_deref())?
+    } else {
+        let steps = programs.iter().map(|p| (*p, opts.filter.clone())).collect();
+        (steps, programs, opts.filter.clone())
+    };
     // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
     // also sweeps scratch directories left by benches killed with SIGKILL.
     lmbench_support::fs::prepare_scratch_root()?;
@@ -89,7 +107,6 @@ pub fn run(opts: Args) -> Result<()> {
     // average above all) as they were at the start.
     let machine = save.as_ref().map(saving::precheck).transpose()?;
     let facts = lmbench_support::machine::Facts::collect();
-    let root = workspace::root();
     let log_dir = lmbench::lock::run_dir();
     // One run per checkout: a second would share the CPU and interleave
     // its results with ours. Held until we return (or die).
@@ -98,20 +115,12 @@ pub fn run(opts: Args) -> Result<()> {
     let mut log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
 
-    eprintln!("building benches (cargo bench --no-run)...");
-    let status = lmbench_support::proc::die_with_parent(&mut Command::new(cargo()))
-        .current_dir(&root)
-        .args(["bench", "--no-run", "--quiet"])
-        .status()
-        .context("running cargo (is it on PATH?)")?;
-    if !status.success() {
-        bail!("building the benches failed (see cargo's output above)");
-    }
+    build_benches()?;
 
     idle_check(opts.wait_idle.map(std::time::Duration::from_secs));
 
     let total = Instant::now();
-    let n = programs.len();
+    let n = steps.len();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
     for rep in 1..=opts.runs {
         // Results older than this are not this repetition's (a skipped
@@ -122,68 +131,33 @@ pub fn run(opts: Args) -> Result<()> {
         if opts.runs > 1 {
             eprintln!("run {rep} of {}", opts.runs);
         }
-        for (i, p) in programs.iter().enumerate() {
-            eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
-            let started = Instant::now();
-            // cargo dies with us (and the bench with cargo, see
-            // harness::config), so a killed run leaves no bench behind.
-            let mut cmd = Command::new(cargo());
-            lmbench_support::proc::die_with_parent(&mut cmd);
-            cmd.current_dir(&root)
-                .args(["bench", "--quiet", "--bench", p.name, "--"])
-                .env(
-                    "LMBENCH_PRESET",
-                    if opts.quick { "quick" } else { "default" },
-                )
-                .stdout(Stdio::piped())
-                .stderr(log.try_clone()?);
-            if let Some(f) = &opts.filter {
-                cmd.arg(f);
-            }
-            let mut child = cmd.spawn().context("running cargo bench")?;
-            let stdout = child.stdout.take().expect("piped");
-            // A long id is printed on a line of its own, "time:" on the next.
-            let mut previous = String::new();
-            for line in BufReader::new(stdout).lines() {
-                let line = line?;
-                writeln!(log, "{line}")?;
-                // Criterion prints "<id>   time:   [low est high]" per benchmark.
-                if let Some((id, rest)) = line.split_once("time:") {
-                    let id = id.trim();
-                    let id = if id.is_empty() { previous.trim() } else { id };
-                    eprintln!("      {id:<36} {}", rest.trim());
-                }
-                // Reference figures a bench prints beside its own (bw_mem's
-                // memcpy/memset ceilings), and the harness's note of a
-                // benchmark measured while other work ran.
-                if line.starts_with("ceiling: ") || line.starts_with("busy: ") {
-                    eprintln!("      {line}");
-                }
-                previous = line;
-            }
-            let status = child.wait()?;
-            if !status.success() {
-                bail!(
-                    "{} failed ({status}); its output is in {}",
+        for (i, (p, f)) in steps.iter().enumerate() {
+            if opts.paired {
+                let id = f.as_deref().unwrap_or_default();
+                eprintln!(
+                    "[{}/{n}] {} ({})",
+                    i + 1,
                     p.name,
-                    log_path.display()
+                    id.trim_matches(['^', '$'])
                 );
+            } else {
+                eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
             }
+            let started = Instant::now();
+            bench_program(p, f.as_deref(), opts.quick, &mut log, &log_path)?;
             eprintln!(
                 "      {} done in {:.1}s (total {:.0}s)",
                 p.name,
                 started.elapsed().as_secs_f64(),
                 total.elapsed().as_secs_f64()
             );
-            crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)?;
         }
-        reps.push(this_run_results(
-            &programs,
-            opts.filter.as_deref(),
-            rep_start,
-        )?);
+        reps.push(this_run_results(&programs, filter.as_deref(), rep_start)?);
     }
     eprintln!();
+    if opts.paired {
+        eprint!("{}", paired::rounds(&reps));
+    }
     let metrics = pool(&reps);
     let mut facts = facts;
     crate::store::name_remote_peer(&mut facts, &metrics);
@@ -202,6 +176,74 @@ pub fn run(opts: Args) -> Result<()> {
     Ok(())
 }
 
+/// `cargo bench --no-run`: every bench built before anything is timed.
+pub fn build_benches() -> Result<()> {
+    eprintln!("building benches (cargo bench --no-run)...");
+    let status = lmbench_support::proc::die_with_parent(&mut Command::new(cargo()))
+        .current_dir(workspace::root())
+        .args(["bench", "--no-run", "--quiet"])
+        .status()
+        .context("running cargo (is it on PATH?)")?;
+    if !status.success() {
+        bail!("building the benches failed (see cargo's output above)");
+    }
+    Ok(())
+}
+
+/// Runs program `p`'s benches matching `filter` through `cargo bench`,
+/// Criterion's output to `log`, its "time:" lines echoed to stderr, and
+/// stamps the program's results as this build's.
+pub fn bench_program(
+    p: &Program,
+    filter: Option<&str>,
+    quick: bool,
+    log: &mut std::fs::File,
+    log_path: &std::path::Path,
+) -> Result<()> {
+    // cargo dies with us (and the bench with cargo, see
+    // harness::config), so a killed run leaves no bench behind.
+    let mut cmd = Command::new(cargo());
+    lmbench_support::proc::die_with_parent(&mut cmd);
+    cmd.current_dir(workspace::root())
+        .args(["bench", "--quiet", "--bench", p.name, "--"])
+        .env("LMBENCH_PRESET", if quick { "quick" } else { "default" })
+        .stdout(Stdio::piped())
+        .stderr(log.try_clone()?);
+    if let Some(f) = filter {
+        cmd.arg(f);
+    }
+    let mut child = cmd.spawn().context("running cargo bench")?;
+    let stdout = child.stdout.take().expect("piped");
+    // A long id is printed on a line of its own, "time:" on the next.
+    let mut previous = String::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        writeln!(log, "{line}")?;
+        // Criterion prints "<id>   time:   [low est high]" per benchmark.
+        if let Some((id, rest)) = line.split_once("time:") {
+            let id = id.trim();
+            let id = if id.is_empty() { previous.trim() } else { id };
+            eprintln!("      {id:<36} {}", rest.trim());
+        }
+        // Reference figures a bench prints beside its own (bw_mem's
+        // memcpy/memset ceilings), and the harness's note of a
+        // benchmark measured while other work ran.
+        if line.starts_with("ceiling: ") || line.starts_with("busy: ") {
+            eprintln!("      {line}");
+        }
+        previous = line;
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!(
+            "{} failed ({status}); its output is in {}",
+            p.name,
+            log_path.display()
+        );
+    }
+    crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)
+}
+
 /// How long `run` watches the machine before it starts, and between
 /// checks while it waits for idle.
 const IDLE_SAMPLE_S: f64 = 1.0;
@@ -209,7 +251,7 @@ const IDLE_SAMPLE_S: f64 = 1.0;
 /// Warns when other work is using the machine (it would be flagged in every
 /// figure it overlaps); with `wait`, checks again each second until the
 /// machine is idle or the time is up, then starts either way.
-fn idle_check(wait: Option<std::time::Duration>) {
+pub fn idle_check(wait: Option<std::time::Duration>) {
     use lmbench_support::activity::{sample, BUSY_CPUS};
     let started = Instant::now();
     let mut said = false;
@@ -279,7 +321,7 @@ fn this_run_results(
 }
 
 /// One set of statistics per metric from every repetition's samples.
-fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
+pub fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
     if reps.len() == 1 {
         return reps[0].clone();
     }
