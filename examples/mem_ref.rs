@@ -122,7 +122,7 @@ fn order(shape: &str, size: usize) -> Vec<usize> {
 /// writes its zeroes from the start). Left to calloc, the pages would be
 /// first touched while the chain is linked, in the chain's random order,
 /// and the kernel would place them differently: thrash 1g read 180-223 ns
-/// so against 226-246 touched in order, alternated in one sitting (issue
+/// against 226-246 touched in order, alternated in one sitting (issue
 /// 12). Which placement a process gets is part of the figure; the
 /// reference must get the bench's.
 fn touched_in_order(words: usize) -> Vec<usize> {

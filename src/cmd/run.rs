@@ -177,7 +177,7 @@ pub fn run(opts: Args) -> Result<()> {
 }
 
 /// `cargo bench --no-run`: every bench built before anything is timed.
-pub fn build_benches() -> Result<()> {
+fn build_benches() -> Result<()> {
     eprintln!("building benches (cargo bench --no-run)...");
     let status = lmbench_support::proc::die_with_parent(&mut Command::new(cargo()))
         .current_dir(workspace::root())
@@ -193,7 +193,7 @@ pub fn build_benches() -> Result<()> {
 /// Runs program `p`'s benches matching `filter` through `cargo bench`,
 /// Criterion's output to `log`, its "time:" lines echoed to stderr, and
 /// stamps the program's results as this build's.
-pub fn bench_program(
+fn bench_program(
     p: &Program,
     filter: Option<&str>,
     quick: bool,
@@ -251,7 +251,7 @@ const IDLE_SAMPLE_S: f64 = 1.0;
 /// Warns when other work is using the machine (it would be flagged in every
 /// figure it overlaps); with `wait`, checks again each second until the
 /// machine is idle or the time is up, then starts either way.
-pub fn idle_check(wait: Option<std::time::Duration>) {
+fn idle_check(wait: Option<std::time::Duration>) {
     use lmbench_support::activity::{sample, BUSY_CPUS};
     let started = Instant::now();
     let mut said = false;
@@ -321,7 +321,7 @@ fn this_run_results(
 }
 
 /// One set of statistics per metric from every repetition's samples.
-pub fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
+fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
     if reps.len() == 1 {
         return reps[0].clone();
     }

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Context, Result};
-use lmbench_support::catalog::{Program, PROGRAMS};
+use lmbench_support::catalog::floors::FLOORS;
+use lmbench_support::catalog::{Metric, Program, PROGRAMS};
 
 use crate::results::MetricStats;
 
@@ -20,17 +21,16 @@ pub(super) fn plan(
     Vec<&'static Program>,
     Option<String>,
 )> {
-    use lmbench_support::catalog::floors::FLOORS;
     let re = filter
         .map(|f| crate::filter::metric_regex(f, "FILTER"))
         .transpose()?;
-    let program = |id: &str| -> Result<&'static Program> {
-        let name = id.split('/').next().unwrap_or_default();
+    // The program that registers the metric: the bench that measures it.
+    let program = |m: &Metric| -> Result<&'static Program> {
         PROGRAMS
             .iter()
             .copied()
-            .find(|p| p.name == name)
-            .with_context(|| format!("{id}: no program {name} in the catalog"))
+            .find(|p| p.metrics.iter().any(|x| std::ptr::eq(*x, m)))
+            .with_context(|| format!("{}: no program registers it", m.id))
     };
     let exact = |id: &str| format!("^{}$", regex::escape(id));
     let mut steps = Vec::new();
@@ -40,7 +40,7 @@ pub(super) fn plan(
             continue;
         }
         for m in [f.metric, f.floor] {
-            steps.push((program(m.id)?, Some(exact(m.id))));
+            steps.push((program(m)?, Some(exact(m.id))));
             ids.push(regex::escape(m.id));
         }
     }
@@ -63,8 +63,7 @@ pub(super) fn plan(
 /// `--paired`: each floor's ratio (figure / floor) in every round, and
 /// their median: the paired figure a drifting host cannot fake.
 pub(super) fn rounds(reps: &[BTreeMap<String, MetricStats>]) -> String {
-    use lmbench_support::catalog::floors::FLOORS;
-    let value = |rep: &BTreeMap<String, MetricStats>, m: &lmbench_support::catalog::Metric| {
+    let value = |rep: &BTreeMap<String, MetricStats>, m: &Metric| {
         rep.get(m.id).map(|s| s.headline_ns(m.headline))
     };
     let mut out = format!(
@@ -72,7 +71,7 @@ pub(super) fn rounds(reps: &[BTreeMap<String, MetricStats>]) -> String {
         reps.len()
     );
     for f in FLOORS {
-        let mut ratios: Vec<f64> = reps
+        let ratios: Vec<f64> = reps
             .iter()
             .filter_map(|rep| Some(value(rep, f.metric)? / value(rep, f.floor)?))
             .collect();
@@ -80,7 +79,6 @@ pub(super) fn rounds(reps: &[BTreeMap<String, MetricStats>]) -> String {
             continue;
         }
         let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-        ratios.sort_by(f64::total_cmp);
         let median = crate::stats::median(&ratios);
         out += &format!(
             "  {:<22} median {median:.2}  rounds {}\n",
@@ -94,7 +92,6 @@ pub(super) fn rounds(reps: &[BTreeMap<String, MetricStats>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lmbench_support::catalog::floors::FLOORS;
     use regex::Regex;
 
     #[test]
