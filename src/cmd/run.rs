@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use lmbench_support::catalog::{Program, PROGRAMS};
+use lmbench_support::catalog::Program;
 use regex::Regex;
 
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ use crate::results::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
 
-mod paired;
+mod plan;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -51,13 +51,10 @@ pub struct Args {
     /// With --save: replace an existing label.
     #[arg(long, requires = "save")]
     pub force: bool,
-    /// Only the metrics that have a floor (FILTER narrows them), each run
-    /// right before its floor (metric, floor, next metric, ...), not
-    /// program by program: the ratios of `summary --floors` then compare
-    /// figures taken seconds apart, not minutes, and a host whose speed
-    /// drifts (a VM's steal, frequency) shifts both sides alike. With
-    /// --runs N the pairs are alternated N times and each round's ratios
-    /// printed.
+    /// Only the metrics that have a floor (FILTER narrows them), each
+    /// right before its floor (every run orders them so; this skips the
+    /// rest), for the ratios of `summary --floors`. With --runs N the
+    /// pairs are alternated N times and each round's ratios printed.
     #[arg(long)]
     pub paired: bool,
 }
@@ -66,37 +63,18 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
 }
 
-/// The programs with at least one metric matching `filter`.
-pub fn select(filter: Option<&str>) -> Result<Vec<&'static Program>> {
-    let Some(f) = filter else {
-        return Ok(PROGRAMS.to_vec());
-    };
-    let re = crate::filter::metric_regex(f, "FILTER")?;
-    let chosen: Vec<_> = PROGRAMS
-        .iter()
-        .copied()
-        .filter(|p| p.metrics.iter().any(|m| re.is_match(m.id)))
-        .collect();
-    if chosen.is_empty() {
-        bail!("FILTER {f:?} matches no metric; `lmbench list` shows them all");
-    }
-    Ok(chosen)
-}
-
 pub fn run(opts: Args) -> Result<()> {
     let save = opts.save.clone().map(|label| Target {
         label,
         machine: opts.machine.clone(),
         force: opts.force,
     });
-    let programs = select(opts.filter.as_deref())?;
     // What each step runs: a program and the filter its bench gets.
-    let (steps, programs, filter) = if opts.paired {
-        paired::plan(opts.filter.as_deref())?
-    } else {
-        let steps = programs.iter().map(|p| (*p, opts.filter.clone())).collect();
-        (steps, programs, opts.filter.clone())
-    };
+    let plan::Plan {
+        steps,
+        programs,
+        results: filter,
+    } = plan::plan(opts.filter.as_deref(), opts.paired)?;
     // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
     // also sweeps scratch directories left by benches killed with SIGKILL.
     lmbench_support::fs::prepare_scratch_root()?;
@@ -131,20 +109,19 @@ pub fn run(opts: Args) -> Result<()> {
         if opts.runs > 1 {
             eprintln!("run {rep} of {}", opts.runs);
         }
-        for (i, (p, f)) in steps.iter().enumerate() {
-            if opts.paired {
-                let id = f.as_deref().unwrap_or_default();
-                eprintln!(
+        for (i, step) in steps.iter().enumerate() {
+            let p = step.program;
+            match (&step.filter, step.metrics) {
+                (Some(id), 1) => eprintln!(
                     "[{}/{n}] {} ({})",
                     i + 1,
                     p.name,
                     id.trim_matches(['^', '$'])
-                );
-            } else {
-                eprintln!("[{}/{n}] {} ({} metrics)", i + 1, p.name, p.metrics.len());
+                ),
+                (_, k) => eprintln!("[{}/{n}] {} ({k} metrics)", i + 1, p.name),
             }
             let started = Instant::now();
-            bench_program(p, f.as_deref(), opts.quick, &mut log, &log_path)?;
+            bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path)?;
             eprintln!(
                 "      {} done in {:.1}s (total {:.0}s)",
                 p.name,
@@ -156,7 +133,7 @@ pub fn run(opts: Args) -> Result<()> {
     }
     eprintln!();
     if opts.paired {
-        eprint!("{}", paired::rounds(&reps));
+        eprint!("{}", plan::rounds(&reps));
     }
     let metrics = pool(&reps);
     let mut facts = facts;

@@ -194,8 +194,8 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_ctx::PROGRAM,
     &lat_pipe::PROGRAM,
     &lat_unix::PROGRAM,
-    // After the last program it has floors for: in a run each floor is
-    // measured within a minute or two of its metric.
+    // A run measures each floor right after its metric (src/cmd/run/
+    // plan.rs); here runs only a floor a FILTER names without its metric.
     &floor::PROGRAM,
     &lat_udp::PROGRAM,
     &lat_tcp::PROGRAM,
