@@ -26,18 +26,34 @@
 //! kind of peer, so its ratio to the floor should be 1 by construction;
 //! the floor there checks the request path adds nothing.
 //!
+//! The memory floors (issue 12) chase lat_mem_rd's random chains past the
+//! caches in the same kind of peer (`peer::floor_chase`: its own shuffle,
+//! a `Vec`, a one-load loop), sampled as lat_mem_rd samples (many short
+//! flat samples, each its fastest 16K-load chunk; the headline is the
+//! minimum), in a peer of their own so a 1 GiB buffer never sits in the
+//! process that times fork. A chain is built (seconds at 1 GiB) only for
+//! a selected floor; in Criterion's test mode they are skipped, as
+//! lat_mem_rd skips its points above 1 MiB.
+//!
 //! Reading a ratio (metric / floor): near 1.0 the figure is the operating
 //! system's; above 1 the excess is the suite's (its loop, its process, a
 //! second thread); below 1 means run-to-run noise between the two
 //! measurements (they are taken at different moments), which bounds how
 //! far any ratio can be trusted.
 
+use std::time::Duration;
+
 use criterion::Criterion;
 use lmbench_support::catalog::floor::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
+use lmbench_support::chase::criterion_listing;
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{bench_peer_op, check, on_one_cpu, Class, Group};
+use lmbench_support::harness::{bench_peer_op, check, on_one_cpu, test_mode, Class, Group};
 use lmbench_support::proc::Peer;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{sweep_group, Selection};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 /// Built by build.rs, as for lat_proc (EXIT is empty where it cannot be).
@@ -98,7 +114,32 @@ fn floor(c: &mut Criterion) {
             g.finish();
         });
     }
+    chases(c, &file);
     drop(file);
+}
+
+/// The memory floors, each beside its lat_mem_rd point.
+fn chases(c: &mut Criterion, file: &ScratchFile) {
+    let (selected, listing) = (Selection::from_args(), criterion_listing());
+    let mut g = Group::new(c, &PROGRAM, Class::Fast);
+    sweep_group(&mut g);
+    let mut peer = None;
+    for (m, chain) in [
+        (&cat::THRASH_1G, "thrash 1g"),
+        (&cat::PAGE_1G, "page 1g"),
+        (&cat::INPAGE_1G, "inpage 1g"),
+        (&cat::INPAGE_16M, "inpage 16m"),
+    ] {
+        if listing {
+            g.bench(m, |_| Duration::ZERO); // listed, never run
+        } else if test_mode() {
+            g.skip(m, "test mode");
+        } else if selected.wants(m.id) {
+            let peer = peer.get_or_insert_with(|| start(m, file));
+            bench_peer_op(&mut g, peer, m, "chase", chain);
+        }
+    }
+    g.finish();
 }
 
 lmbench_support::bench_main!(floor);

@@ -25,8 +25,9 @@
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::time::Instant;
 
-const PAGE: usize = 4096;
-const LINE: usize = 64;
+// The chains' orders and first touch: the memory floors' (`lmbench-peer
+// floor`), written apart from the bench's `chase::Buffer`.
+use lmbench_support::peer::floor_chase::{order, touched_in_order};
 
 fn parse(s: &str) -> usize {
     let (n, shift) = match s.as_bytes().last() {
@@ -77,69 +78,12 @@ fn scratch_file(size: usize) -> std::fs::File {
     f
 }
 
-fn shuffle(n: usize, mut s: u64) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        // xorshift64*
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        v.swap(i, (s % (i as u64 + 1)) as usize);
-    }
-    v
-}
-
-/// Word indices of the chain's slots, in visiting order.
-fn order(shape: &str, size: usize) -> Vec<usize> {
-    let (pages, lines) = (size / PAGE, PAGE / LINE);
-    let words = |p: usize, l: usize| (p * PAGE + l * LINE) / 8;
-    match shape {
-        "thrash" => {
-            let po = shuffle(pages, 11);
-            shuffle(lines, 13)
-                .into_iter()
-                .flat_map(|l| po.iter().map(move |&p| words(p, l)))
-                .collect()
-        }
-        "page" => shuffle(pages, 17)
-            .into_iter()
-            .map(|p| words(p, p % lines))
-            .collect(),
-        "inpage" => shuffle(pages, 19)
-            .into_iter()
-            .flat_map(|p| {
-                shuffle(lines, 23 + p as u64)
-                    .into_iter()
-                    .map(move |l| words(p, l))
-            })
-            .collect(),
-        other => panic!("unknown chase {other}"),
-    }
-}
-
-/// `words` zeroed words whose pages are first touched in address order,
-/// as the bench's `chase::Buffer` (std's page-aligned `alloc_zeroed`
-/// writes its zeroes from the start). Left to calloc, the pages would be
-/// first touched while the chain is linked, in the chain's random order,
-/// and the kernel would place them differently: thrash 1g read 180-223 ns
-/// against 226-246 touched in order, alternated in one sitting (issue
-/// 12). Which placement a process gets is part of the figure; the
-/// reference must get the bench's.
-fn touched_in_order(words: usize) -> Vec<usize> {
-    let mut buf = vec![0usize; words];
-    for w in buf.iter_mut().step_by(PAGE / 8) {
-        // SAFETY: w is a valid, aligned element of buf.
-        unsafe { std::ptr::write_volatile(w, 0) };
-    }
-    buf
-}
-
 fn chase(shape: &str, size: usize) -> f64 {
     // Slots hold addresses (a pointer chase, `p = *p`, as lat_mem_rd's: an
     // indexed load would add a cycle of address arithmetic per hop).
     let mut buf = touched_in_order(size / 8);
     let base = buf.as_mut_ptr() as usize;
-    let o = order(shape, size);
+    let o = order(shape, size).expect("chain shape and size");
     for w in o.windows(2) {
         buf[w[0]] = base + 8 * w[1];
     }
@@ -200,7 +144,7 @@ fn hops<const K: usize>(starts: &[usize]) -> f64 {
 fn par(size: usize) {
     let mut buf = touched_in_order(size / 8);
     let base = buf.as_mut_ptr() as usize;
-    let o = order("thrash", size);
+    let o = order("thrash", size).expect("chain size");
     let mut one = 0.0;
     for k in [1usize, 2, 4, 8, 16, 32] {
         let parts: Vec<&[usize]> = (0..k)

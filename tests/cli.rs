@@ -118,7 +118,7 @@ fn unknown_filter_is_refused_before_building() {
     let o = env.lmbench(&["run", "lat_(("]);
     fails_with(&o, "unclosed group");
     // --paired takes only metrics that have a floor.
-    let o = env.lmbench(&["run", "--paired", "lat_mem_rd"]);
+    let o = env.lmbench(&["run", "--paired", "bw_mem"]);
     fails_with(&o, "no metric that has a floor matches");
 }
 

@@ -116,6 +116,38 @@ fn ctx_pair_returns_a_ring_and_its_own_overhead() {
 }
 
 #[test]
+fn floor_chases_a_chain_of_each_shape_and_refuses_bad_ones() {
+    let t = Duration::from_secs(10);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let path = file.path().to_str().unwrap();
+    let mut floor = Peer::spawn(PEER, &["floor", path]).unwrap();
+    for shape in ["thrash", "page", "inpage"] {
+        // The first request builds the chain (and checks it is a cycle);
+        // the next reuse it. Each answers the fastest chunk times N.
+        for n in [1, 40_000] {
+            let ns: u64 = floor
+                .call(&format!("chase {n} {shape} 64k"), t)
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(ns > 0, "{shape} {n}");
+        }
+    }
+    for bad in [
+        "chase 1 spiral 64k",
+        "chase 1 thrash 4k",
+        "chase 1 thrash 1x",
+        "chase 1 thrash",
+    ] {
+        assert!(floor.call(bad, t).is_err(), "{bad} accepted");
+    }
+    assert!(
+        floor.call("chase 10 inpage 16k", t).is_ok(),
+        "serves after refusing"
+    );
+}
+
+#[test]
 fn ctx_ring_members_are_reaped() {
     let mut ring = Peer::spawn(PEER, &["ctx", "3", "16"]).unwrap();
     ring.call_u64("run 10", Duration::from_secs(10)).unwrap();

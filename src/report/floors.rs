@@ -406,14 +406,14 @@ mod tests {
             "\
 Floors - each metric beside a bare loop of its operation (ratio = figure / floor)
 ---------------------------------------------------------------------------------
-Host      OS            Metric               Unit   Figure    Floor Ratio  Best
---------- ------------- -------------------- ---- -------- -------- ----- -----
-vm/a      Linux 6.1     lat_syscall/null     us     0.0840   0.0800  1.05  1.00
-vm/b      Linux 6.1     lat_syscall/null     us     0.1000        -     -     -
-vm/a      Linux 6.1     lat_proc/fork        us      158.4        -     -     -
-vm/b      Linux 6.1     lat_proc/fork        us          -        -     -     -
-vm/a      Linux 6.1     lat_proc/exec        us          -      637     -     -
-vm/b      Linux 6.1     lat_proc/exec        us          -        -     -     -
+Host      OS            Metric                Unit   Figure    Floor Ratio  Best
+--------- ------------- --------------------- ---- -------- -------- ----- -----
+vm/a      Linux 6.1     lat_syscall/null      us     0.0840   0.0800  1.05  1.00
+vm/b      Linux 6.1     lat_syscall/null      us     0.1000        -     -     -
+vm/a      Linux 6.1     lat_proc/fork         us      158.4        -     -     -
+vm/b      Linux 6.1     lat_proc/fork         us          -        -     -     -
+vm/a      Linux 6.1     lat_proc/exec         us          -      637     -     -
+vm/b      Linux 6.1     lat_proc/exec         us          -        -     -     -
 
 Best = fastest sample / fastest floor sample: other work (a co-tenant
 on a VM's core) only slows samples, so on a shared host this ratio

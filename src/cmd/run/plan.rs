@@ -237,7 +237,7 @@ mod tests {
         let mem = plan
             .steps
             .iter()
-            .find(|s| s.program.name == "lat_mem_rd")
+            .find(|s| s.program.name == "bw_mem")
             .unwrap();
         assert_eq!(mem.filter, None);
         // Programs in catalog order (the floor program's steps go with
@@ -271,9 +271,9 @@ mod tests {
             ]
         );
         // A program with no floor keeps the user's filter.
-        let p = plan(Some("lat_mem_rd/.*1[mg]"), false).unwrap();
-        assert_eq!(ids(&p), ["lat_mem_rd/.*1[mg]"]);
-        assert_eq!(p.results.as_deref(), Some("lat_mem_rd/.*1[mg]"));
+        let p = plan(Some("tlb|bw_mem/.*rd"), false).unwrap();
+        assert_eq!(ids(&p), ["tlb|bw_mem/.*rd", "tlb|bw_mem/.*rd"]);
+        assert_eq!(p.results.as_deref(), Some("tlb|bw_mem/.*rd"));
         let e = plan(Some("^nothing$"), false).unwrap_err().to_string();
         assert!(e.contains("matches no metric"), "{e}");
     }
@@ -306,7 +306,7 @@ mod tests {
                 "^floor/read$"
             ]
         );
-        let e = plan(Some("lat_mem_rd"), true).unwrap_err().to_string();
+        let e = plan(Some("bw_mem"), true).unwrap_err().to_string();
         assert!(e.contains("no metric that has a floor"), "{e}");
     }
 

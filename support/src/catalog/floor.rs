@@ -3,7 +3,7 @@
 //! Criterion machinery around each operation, no second thread), so any
 //! reader can see the harness's share of a figure. Each is the floor of
 //! one or more metrics ([`super::floors::FLOORS`]), in the same unit.
-use super::{Metric, Program, Unit::Micros};
+use super::{Headline, Metric, Program, Unit, Unit::Micros};
 
 pub static NULL: Metric = Metric::median(
     "floor/null",
@@ -66,6 +66,33 @@ pub static EXEC_STATIC: Metric = Metric::median(
     "in lmbench-peer floor, a plain loop: fork(2), the child execve(2)s lmbench-exec-exit (static, a raw exit syscall) with an empty environment, the parent waits",
 );
 
+/// A memory floor: lat_mem_rd's headline (the minimum, in ns per load).
+const fn chase(id: &'static str, timed: &'static str) -> Metric {
+    Metric {
+        id,
+        unit: Unit::Nanos,
+        headline: Headline::Min,
+        timed,
+    }
+}
+
+pub static THRASH_1G: Metric = chase(
+    "floor/thrash/1g",
+    "in lmbench-peer floor, a plain loop: one dependent load p = *p of a thrash chain over 1 GiB built by its own shuffle (every 64 B line once, consecutive loads on different pages), fastest 16K-load chunk",
+);
+pub static PAGE_1G: Metric = chase(
+    "floor/page/1g",
+    "in lmbench-peer floor, a plain loop: one dependent load p = *p of a chain with one line per 4 KB page over 1 GiB, pages in random order, fastest 16K-load chunk",
+);
+pub static INPAGE_1G: Metric = chase(
+    "floor/inpage/1g",
+    "in lmbench-peer floor, a plain loop: one dependent load p = *p of a chain through every 64 B line of 1 GiB, a page's lines in random order, pages in random order, fastest 16K-load chunk",
+);
+pub static INPAGE_16M: Metric = chase(
+    "floor/inpage/16m",
+    "in lmbench-peer floor, a plain loop: the inpage chain over 16 MiB, fastest 16K-load chunk",
+);
+
 pub static PROGRAM: Program = Program {
     name: "floor",
     about: "bare loops of the suite's operations in a small single-threaded process: the floors the metrics are judged against",
@@ -82,5 +109,9 @@ pub static PROGRAM: Program = Program {
         &FORK,
         &EXEC,
         &EXEC_STATIC,
+        &THRASH_1G,
+        &PAGE_1G,
+        &INPAGE_1G,
+        &INPAGE_16M,
     ],
 };

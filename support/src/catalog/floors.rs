@@ -7,6 +7,7 @@
 //! Adding a floor: a metric for the bare loop (in the `floor` program or,
 //! for a reference that needs the bench's own setup, in the metric's own
 //! program), and one [`Floor`] line below.
+use super::lat_mem_rd::{function as mem, named_point as point};
 use super::{floor, lat_pipe, lat_proc, lat_select, lat_syscall, lat_unix, Metric};
 
 /// A metric and the bare loop it is judged against.
@@ -32,6 +33,12 @@ pub static FLOORS: &[Floor] = &[
     f(&lat_proc::FORK, &floor::FORK),
     f(&lat_proc::EXEC, &floor::EXEC),
     f(&lat_proc::EXEC_STATIC, &floor::EXEC_STATIC),
+    // The memory chains past the caches (issue 12), and the L3 point of
+    // "random in level" on a 32 MiB L3 (in a larger L3 still a cache).
+    f(point(mem::THRASH, "1g"), &floor::THRASH_1G),
+    f(point(mem::PAGE, "1g"), &floor::PAGE_1G),
+    f(point(mem::INPAGE, "1g"), &floor::INPAGE_1G),
+    f(point(mem::INPAGE, "16m"), &floor::INPAGE_16M),
 ];
 
 const fn f(metric: &'static Metric, floor: &'static Metric) -> Floor {

@@ -33,15 +33,22 @@ macro_rules! sweep {
             $(pub const $name: &str = $fun;)*
         }
 
+        /// Every point, as values in one static: a reference to a point
+        /// is then an address in it, the same wherever it is taken (a
+        /// promoted `&Metric { .. }` may be copied per use, and the
+        /// catalog compares metrics by address).
+        static POINTS: [Metric; [$($($size,)*)*].len()] = [$($(Metric {
+            id: concat!("lat_mem_rd/", $fun, "/", $size),
+            unit: Unit::Nanos,
+            headline: Headline::Min,
+            timed: $doc,
+        },)*)*];
+        static REFS: [&Metric; POINTS.len()] = refs(&POINTS);
+
         pub static PROGRAM: Program = Program {
             name: "lat_mem_rd",
             about: "memory read latency: dependent loads over growing working sets (ns per load, minimum)",
-            metrics: &[$($(&Metric {
-                id: concat!("lat_mem_rd/", $fun, "/", $size),
-                unit: Unit::Nanos,
-                headline: Headline::Min,
-                timed: $doc,
-            },)*)*],
+            metrics: &REFS,
         };
     };
 }
@@ -77,6 +84,61 @@ sweep! {
         LINE32 = "line32": "one dependent load of a chain with slots 32 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
         LINE128 = "line128": "one dependent load of a chain with slots 128 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
         LINE256 = "line256": "one dependent load of a chain with slots 256 B apart, all slots of a page in random order, pages in random order (cache-line detector)" => ["256m"];
+}
+
+/// A reference to each of `all`, in order.
+const fn refs<const N: usize>(all: &'static [Metric; N]) -> [&'static Metric; N] {
+    let mut out = [&all[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = &all[i];
+        i += 1;
+    }
+    out
+}
+
+/// The metric of chain `function` at `size` (a size token of its curve),
+/// looked up at compile time where used in a static: a floor naming a
+/// point the sweep lacks fails to build, as a renamed static would.
+pub const fn named_point(function: &str, size: &str) -> &'static Metric {
+    let mut i = 0;
+    while i < POINTS.len() {
+        if id_is(POINTS[i].id, function, size) {
+            return &POINTS[i];
+        }
+        i += 1;
+    }
+    panic!("lat_mem_rd has no such point");
+}
+
+/// `id == "lat_mem_rd/{function}/{size}"`, in a const fn.
+const fn id_is(id: &str, function: &str, size: &str) -> bool {
+    let (id, g, f, s) = (
+        id.as_bytes(),
+        b"lat_mem_rd/".as_slice(),
+        function.as_bytes(),
+        size.as_bytes(),
+    );
+    if id.len() != g.len() + f.len() + 1 + s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < id.len() {
+        let want = if i < g.len() {
+            g[i]
+        } else if i < g.len() + f.len() {
+            f[i - g.len()]
+        } else if i == g.len() + f.len() {
+            b'/'
+        } else {
+            s[i - g.len() - f.len() - 1]
+        };
+        if id[i] != want {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The cache-line detector's working set: well past L2 everywhere, so each

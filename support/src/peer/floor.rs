@@ -5,7 +5,8 @@
 //! harness, no sample bookkeeping, no second thread: what a C loop would
 //! do. FILE is the 1-byte scratch file of stat, fstat, open and select;
 //! the bench owns it (so it is removed even if the bench panics) and
-//! passes it in argv, where any path fits.
+//! passes it in argv, where any path fits. `chase N SHAPE SIZE` is the
+//! memory floor: N loads of a random chain (see [`super::floor_chase`]).
 //!
 //! Single-threaded by construction: nothing here starts a thread. With
 //! `LMBENCH_CHECK_THREADS=1` (inherited from the bench) every request
@@ -180,6 +181,7 @@ pub fn main(args: &[String]) -> io::Result<()> {
         check_threads: std::env::var_os("LMBENCH_CHECK_THREADS").is_some_and(|v| v == "1"),
         pipe: None,
         unix: None,
+        chase: None,
     };
     super::serve(|words| floor.request(words))
     // `floor` drops here: the echo children are killed and reaped.
@@ -196,6 +198,9 @@ struct Floor {
     /// kept: a round trip's floor talks to a warm peer, as the bench does.
     pipe: Option<Echo>,
     unix: Option<Echo>,
+    /// The last memory chain asked for, built by its first request
+    /// (seconds at 1 GiB) and kept for the samples that follow.
+    chase: Option<super::floor_chase::Chase>,
 }
 
 impl Floor {
@@ -218,6 +223,7 @@ impl Floor {
             ("unix", []) => round_trips(&mut self.unix, Echo::unix, n),
             ("fork", []) => spawns(None, n),
             ("exec", [path]) => spawns(Some(&cstr(path)?), n),
+            ("chase", [shape, size]) => self.chase(shape, size, n),
             _ => return Err(bad()),
         }
         .map_err(|e| io::Error::new(e.kind(), format!("floor {op}: {e}")))?;
@@ -235,6 +241,22 @@ impl Floor {
                 "floor {op}: {t} threads in the timed process (one expected)"
             ))),
         }
+    }
+
+    /// `n` loads of memory chain `shape` over `size` (a size token such
+    /// as `1g`), built on first use; a request for another chain frees
+    /// this one first.
+    fn chase(&mut self, shape: &str, size: &str, n: u64) -> io::Result<u64> {
+        use super::floor_chase::Chase;
+        let size = crate::size::parse(size)
+            .ok()
+            .and_then(|s| usize::try_from(s).ok())
+            .ok_or_else(|| io::Error::other(format!("bad chase size {size:?}")))?;
+        if !self.chase.as_ref().is_some_and(|c| c.is(shape, size)) {
+            self.chase = None;
+            self.chase = Some(Chase::build(shape, size)?);
+        }
+        Ok(self.chase.as_mut().expect("built above").timed(n))
     }
 
     /// Opens `path` (untimed), times `op` on the fd, closes it.

@@ -13,6 +13,7 @@ pub mod bw_write;
 pub mod ctx;
 pub mod echo;
 pub mod floor;
+pub mod floor_chase;
 pub mod proc;
 pub mod rpc;
 pub mod scale;
