@@ -11,6 +11,13 @@
 //! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
 //!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
 //!
+//! - `ab SHAPE SIZE [ROUNDS]`: the bench's own chain (`chase::Buffer`
+//!   and `Chain::chase`, as lat_mem_rd builds and warms it) and this
+//!   reference's chain of the same shape, in one process, timed in
+//!   alternating 16K-load chunks (ABBA, ROUNDS pairs, default 400), so
+//!   both see the same moments of a host whose memory speed drifts: each
+//!   side's fastest, 10th-percentile and median chunk, and their ratios.
+//!
 //! - `par SIZE`: k = 1, 2, 4, 8, 16, 32 independent chains that split the
 //!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
 //!   quantity): ns per load and per hop, and the speed-up over k = 1.
@@ -114,6 +121,75 @@ fn chase(shape: &str, size: usize) -> f64 {
     best
 }
 
+/// The bench's chain of `shape` over `size` bytes, built and warmed as
+/// lat_mem_rd builds and warms it (same seeds, one checked lap, three
+/// more of at most 1M loads).
+fn bench_chain(
+    shape: &str,
+    size: usize,
+) -> (
+    lmbench_support::chase::Buffer,
+    lmbench_support::chase::Chain,
+) {
+    use lmbench_support::chase::{Buffer, PAGE};
+    let mut buf = Buffer::new(size).expect("buffer");
+    let chain = match shape {
+        "thrash" => buf.thrash_chain(size, 0x7468_7273),
+        "page" => buf.random_chain(size.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
+        "inpage" => buf.in_page_chain(size, 0x696e_7067),
+        other => panic!("unknown chase {other}"),
+    };
+    let mut chain = chain.expect("the bench's chain");
+    let start = chain.position();
+    chain.chase(&buf, chain.len() as u64);
+    assert_eq!(chain.position(), start, "the bench's chain is one cycle");
+    chain.chase(&buf, 3 * (chain.len() as u64).min(1 << 20));
+    (buf, chain)
+}
+
+/// `ab`: the bench's chain against the reference's, chunk for chunk.
+fn ab(shape: &str, size: usize, rounds: usize) {
+    use lmbench_support::peer::floor_chase::{Chase, CHUNK};
+    let (buf, mut bench) = bench_chain(shape, size);
+    let mut reference = Chase::build(shape, size).expect("the reference's chain");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut time_bench = || {
+        let t = Instant::now();
+        bench.chase(&buf, CHUNK);
+        t.elapsed().as_nanos() as f64 / CHUNK as f64
+    };
+    for r in 0..rounds {
+        if r % 2 == 0 {
+            a.push(time_bench());
+            b.push(reference.timed(CHUNK) as f64 / CHUNK as f64);
+        } else {
+            b.push(reference.timed(CHUNK) as f64 / CHUNK as f64);
+            a.push(time_bench());
+        }
+    }
+    let pairs: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x / y).collect();
+    let q = |v: &[f64], f: f64| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * f) as usize]
+    };
+    println!(
+        "ab {shape} {}: bench min {:.1} p10 {:.1} median {:.1} ns; reference min {:.1} p10 {:.1} median {:.1} ns; \
+         bench/reference min {:.3} p10 {:.3} median {:.3}; median of {rounds} paired chunk ratios {:.3}",
+        size >> 20,
+        q(&a, 0.0),
+        q(&a, 0.1),
+        q(&a, 0.5),
+        q(&b, 0.0),
+        q(&b, 0.1),
+        q(&b, 0.5),
+        q(&a, 0.0) / q(&b, 0.0),
+        q(&a, 0.1) / q(&b, 0.1),
+        q(&a, 0.5) / q(&b, 0.5),
+        q(&pairs, 0.5),
+    );
+}
+
 /// Minimum ns per hop of K independent pointer chains advanced together,
 /// over chunks of 16K hops, after a warm-up of 64K hops.
 fn hops<const K: usize>(starts: &[usize]) -> f64 {
@@ -205,10 +281,17 @@ fn main() {
         }
         return;
     }
+    if let [mode, shape, size, rest @ ..] = args.as_slice() {
+        if mode == "ab" {
+            let rounds = rest.first().map_or(400, |r| r.parse().expect("ROUNDS"));
+            ab(shape, parse(size), rounds);
+            return;
+        }
+    }
     let (mode, size) = match args.as_slice() {
         [m, s, ..] => (m.as_str(), parse(s)),
         _ => {
-            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage|par SIZE [PASSES]");
+            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage|par SIZE [PASSES] | ab SHAPE SIZE [ROUNDS] | dtlb");
             std::process::exit(2);
         }
     };
