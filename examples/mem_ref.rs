@@ -8,6 +8,8 @@
 //! - `mmap SIZE`: the same file mapped once and every word summed (Mmap
 //!   reread's);
 //! - `memrd SIZE`: a SIZE heap buffer, every word summed (Mem read's);
+//!   `memrd_huge SIZE`: the same over an anonymous mapping advised
+//!   MADV_HUGEPAGE (what TLB reach is worth to it);
 //! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
 //!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
 //!
@@ -291,7 +293,7 @@ fn main() {
     let (mode, size) = match args.as_slice() {
         [m, s, ..] => (m.as_str(), parse(s)),
         _ => {
-            eprintln!("usage: mem_ref reread|mmap|memrd|thrash|page|inpage|par SIZE [PASSES] | ab SHAPE SIZE [ROUNDS] | dtlb");
+            eprintln!("usage: mem_ref reread|mmap|memrd|memrd_huge|thrash|page|inpage|par SIZE [PASSES] | ab SHAPE SIZE [ROUNDS] | dtlb");
             std::process::exit(2);
         }
     };
@@ -328,6 +330,17 @@ fn main() {
             let buf = vec![0x5au8; size];
             let mbps = bandwidth(size, passes, || sum(&buf));
             println!("ref memrd {}: {mbps:.0} MB/s", args[1]);
+        }
+        "memrd_huge" => {
+            // The same sum over an anonymous mapping asked for transparent
+            // huge pages: how much of Mem read is TLB reach (a page-cache
+            // mapping of large folios may get it where the heap does not).
+            let mut map = memmap2::MmapMut::map_anon(size).expect("anonymous map");
+            #[cfg(target_os = "linux")]
+            let _ = map.advise(memmap2::Advice::HugePage);
+            map.fill(0x5a);
+            let mbps = bandwidth(size, passes, || sum(&map));
+            println!("ref memrd_huge {}: {mbps:.0} MB/s", args[1]);
         }
         "par" => par(size),
         shape => {
