@@ -20,6 +20,13 @@
 //!   both see the same moments of a host whose memory speed drifts: each
 //!   side's fastest, 10th-percentile and median chunk, and their ratios.
 //!
+//! - `abw SIZE [ROUNDS]`: the bench's Mem read, Mmap reread and File
+//!   reread (its own kernels: `kernels::rd`, `bw::Mapping::sum`,
+//!   `bw::read_sum`) against this reference's plain loops, pass by pass
+//!   alternated (ABBA, ROUNDS pairs, default 100), the reread pair on the
+//!   same cached file: each side's median and best MB/s and the median
+//!   of the paired ratios (bench / reference).
+//!
 //! - `par SIZE`: k = 1, 2, 4, 8, 16, 32 independent chains that split the
 //!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
 //!   quantity): ns per load and per hop, and the speed-up over k = 1.
@@ -53,6 +60,41 @@ fn sum(bytes: &[u8]) -> u64 {
     for w in bytes.chunks_exact(8) {
         s = s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap()));
     }
+    s
+}
+
+/// A page of bytes, page aligned: read(2) buffers of whole pages, as
+/// lmbench's valloc'd ones (a copy into a buffer off the page alignment
+/// read 1.4-1.5x slower: `abw` on this guest).
+#[derive(Clone)]
+#[repr(C, align(4096))]
+struct Page([u8; 4096]);
+
+/// `len` bytes (whole pages) of page-aligned, zeroed buffer.
+fn page_aligned(len: usize) -> Vec<Page> {
+    vec![Page([0; 4096]); len.div_ceil(4096)]
+}
+
+fn bytes_of(pages: &mut [Page]) -> &mut [u8] {
+    // SAFETY: Page is repr(C) over a byte array, so the pages are
+    // contiguous initialised bytes, borrowed mutably with the slice.
+    unsafe { std::slice::from_raw_parts_mut(pages.as_mut_ptr().cast(), pages.len() * 4096) }
+}
+
+/// One reread pass: `f` from its start in reads of `buf`, every word
+/// summed; the file must hold exactly `size` bytes.
+fn reread(f: &mut std::fs::File, buf: &mut [u8], size: usize) -> u64 {
+    f.seek(SeekFrom::Start(0)).unwrap();
+    let (mut s, mut total) = (0u64, 0);
+    loop {
+        let n = f.read(buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        total += n;
+        s = s.wrapping_add(sum(&buf[..n]));
+    }
+    assert_eq!(total, size);
     s
 }
 
@@ -121,6 +163,82 @@ fn chase(shape: &str, size: usize) -> f64 {
     }
     std::hint::black_box(p);
     best
+}
+
+/// MB/s of one timed call of `f`, moving `bytes`.
+fn pass(bytes: usize, f: &mut impl FnMut() -> u64) -> f64 {
+    let t = Instant::now();
+    std::hint::black_box(f());
+    bytes as f64 / t.elapsed().as_secs_f64() / 1e6
+}
+
+/// Prints `what`: bench against reference over `rounds` alternated passes.
+fn ab_passes(
+    what: &str,
+    size: usize,
+    rounds: usize,
+    mut bench: impl FnMut() -> u64,
+    mut reference: impl FnMut() -> u64,
+) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    pass(size, &mut bench);
+    pass(size, &mut reference);
+    for r in 0..rounds {
+        if r % 2 == 0 {
+            a.push(pass(size, &mut bench));
+            b.push(pass(size, &mut reference));
+        } else {
+            b.push(pass(size, &mut reference));
+            a.push(pass(size, &mut bench));
+        }
+    }
+    let ratios: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x / y).collect();
+    let best = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    println!(
+        "abw {what} {}m: bench median {:.0} best {:.0} MB/s; reference median {:.0} best {:.0} MB/s; \
+         median of {rounds} paired ratios {:.3}",
+        size >> 20,
+        median(a.clone()),
+        best(&a),
+        median(b.clone()),
+        best(&b),
+        median(ratios),
+    );
+}
+
+/// `abw`: the bench's bandwidth kernels against plain loops, pass by pass.
+fn abw(size: usize, rounds: usize) {
+    use lmbench_support::bw::{self, kernels};
+    use std::os::fd::AsRawFd;
+    let kbuf = kernels::Buf::new(size, 0x5a).expect("bench buffer");
+    let heap = vec![0x5au8; size];
+    ab_passes(
+        "memrd",
+        size,
+        rounds,
+        || kernels::rd(kbuf.as_u32()) as u64,
+        || sum(&heap),
+    );
+    drop((kbuf, heap));
+
+    let mut f = scratch_file(size);
+    let fd = f.as_raw_fd();
+    let map = bw::Mapping::new(fd, size).expect("bench mapping");
+    // SAFETY: a read-only shared mapping of a scratch file only this
+    // process holds; nothing writes or truncates it meanwhile.
+    let plain = unsafe { memmap2::MmapOptions::new().len(size).map(&f) }.expect("mmap");
+    ab_passes("mmap", size, rounds, || map.sum(), || sum(&plain));
+    drop((map, plain));
+
+    let mut kb = kernels::Buf::new(bw::XFER, 0).expect("bench transfer buffer");
+    let mut pages = page_aligned(1 << 16);
+    let rb = bytes_of(&mut pages);
+    let bench = || {
+        bw::rewind(fd)
+            .and_then(|_| bw::read_sum(fd, &mut kb, size))
+            .expect("bench reread")
+    };
+    ab_passes("reread", size, rounds, bench, || reread(&mut f, rb, size));
 }
 
 /// The bench's chain of `shape` over `size` bytes, built and warmed as
@@ -283,6 +401,15 @@ fn main() {
         }
         return;
     }
+    if let [mode, size, rest @ ..] = args.as_slice() {
+        if mode == "abw" {
+            abw(
+                parse(size),
+                rest.first().map_or(100, |r| r.parse().expect("ROUNDS")),
+            );
+            return;
+        }
+    }
     if let [mode, shape, size, rest @ ..] = args.as_slice() {
         if mode == "ab" {
             let rounds = rest.first().map_or(400, |r| r.parse().expect("ROUNDS"));
@@ -293,7 +420,7 @@ fn main() {
     let (mode, size) = match args.as_slice() {
         [m, s, ..] => (m.as_str(), parse(s)),
         _ => {
-            eprintln!("usage: mem_ref reread|mmap|memrd|memrd_huge|thrash|page|inpage|par SIZE [PASSES] | ab SHAPE SIZE [ROUNDS] | dtlb");
+            eprintln!("usage: mem_ref reread|mmap|memrd|memrd_huge|thrash|page|inpage|par SIZE [PASSES] | ab SHAPE SIZE [ROUNDS] | abw SIZE [ROUNDS] | dtlb");
             std::process::exit(2);
         }
     };
@@ -301,21 +428,9 @@ fn main() {
     match mode {
         "reread" => {
             let mut f = scratch_file(size);
-            let mut buf = vec![0u8; 1 << 16];
-            let mbps = bandwidth(size, passes, || {
-                f.seek(SeekFrom::Start(0)).unwrap();
-                let (mut s, mut total) = (0u64, 0);
-                loop {
-                    let n = f.read(&mut buf).unwrap();
-                    if n == 0 {
-                        break;
-                    }
-                    total += n;
-                    s = s.wrapping_add(sum(&buf[..n]));
-                }
-                assert_eq!(total, size);
-                s
-            });
+            let mut pages = page_aligned(1 << 16);
+            let buf = bytes_of(&mut pages);
+            let mbps = bandwidth(size, passes, || reread(&mut f, buf, size));
             println!("ref reread {}: {mbps:.0} MB/s", args[1]);
         }
         "mmap" => {
