@@ -28,10 +28,10 @@
 //!
 //! The memory floors (issue 12) chase lat_mem_rd's random chains past the
 //! caches in the same kind of peer (`peer::floor_chase`: its own shuffle,
-//! a `Vec`, a one-load loop), sampled as lat_mem_rd samples (many short
-//! flat samples, each its fastest 16K-load chunk; the headline is the
-//! minimum), in a peer of their own so a 1 GiB buffer never sits in the
-//! process that times fork. A chain is built (seconds at 1 GiB) only for
+//! a `Vec`, its own loop unrolled by 100 as lmbench's), sampled as
+//! lat_mem_rd samples (many short flat samples, each its fastest 16K-load
+//! chunk; the headline is the minimum), in a peer of their own so a
+//! 1 GiB buffer never sits in the process that times fork. A chain is built (seconds at 1 GiB) only for
 //! a selected floor; in Criterion's test mode they are skipped, as
 //! lat_mem_rd skips its points above 1 MiB.
 //!
