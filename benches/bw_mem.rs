@@ -6,7 +6,11 @@
 //! one pass over the buffer, counted as the buffer size once:
 //! - rd / wr / rdwr / cp: one 4-byte int per 16 bytes (lmbench's loops);
 //! - frd / fwr / fcp: every 8-byte word (lmbench: every 4-byte int);
-//! - bzero / bcopy: libc's memset / memcpy.
+//! - bzero / bcopy: libc's memset / memcpy;
+//! - frd_huge (not in lmbench): frd over a 2 MB-aligned anonymous buffer
+//!   advised MADV_HUGEPAGE, from 2 MB up, and only where the kernel gave
+//!   it at least 90% huge pages (see `huge_read`): what TLB reach is worth
+//!   to Mem read, shown beside it in the summary.
 //!
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
 //! an explicit integer width (see `lmbench_support::bw::kernels`), so a new
@@ -33,7 +37,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode};
-use lmbench_support::bw::{ceiling, kernels, kernels::Buf, parse_size};
+use lmbench_support::bw::{ceiling, kernels, kernels::Buf, kernels::HUGE_PAGE, parse_size};
 use lmbench_support::catalog::bw_mem::{self as cat, mode, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, test_mode, Class, Group};
@@ -136,7 +140,7 @@ fn bw_mem(c: &mut Criterion) {
         let first = cat::metric(cat::MODES[0], size_id).expect("in catalog");
         let mut a = check(first, "allocate", Buf::new(size, 1));
         let mut b = check(first, "allocate", Buf::new(size, 2));
-        for mode in cat::MODES {
+        for mode in cat::MODES.iter().filter(|m| **m != mode::FRD_HUGE) {
             let m = cat::metric(mode, size_id).expect("in catalog");
             verify(m, mode, &mut a, &mut b);
             // The libc modes at the summary size get their ceilings.
@@ -154,9 +158,53 @@ fn bw_mem(c: &mut Criterion) {
                 print_ceilings(mode, size, ours, &mut a, &mut b);
             }
         }
-        // a and b are freed here, before the next size.
+        // Freed before the next size, and before a third buffer of this one.
+        drop((a, b));
+        huge_read(&mut g, size_id, size);
     }
     g.finish();
+}
+
+/// frd over huge pages (not in lmbench): Mem read's loop over a buffer
+/// the TLB covers 2 MB per entry instead of 4 KB, beside Mem read's heap
+/// buffer (4 KB pages unless THP is `always`). On a guest under nested
+/// paging the difference is large (1.86x at 128 MB, `mem_ref abw`, issue
+/// 12), and it is what lets a reread of page-cache pages (large folios)
+/// pass Mem read. Skipped below one huge page, and where the kernel gave
+/// less than 90% of the buffer in huge pages: then it is no huge-page
+/// figure.
+fn huge_read(g: &mut Group, size_id: &str, size: usize) {
+    let m = cat::metric(mode::FRD_HUGE, size_id).expect("in catalog");
+    if size < HUGE_PAGE {
+        g.skip(m, "below one 2 MB huge page");
+        return;
+    }
+    let buf = match Buf::huge(size, 1) {
+        Ok(b) => b,
+        Err(e) => {
+            g.skip(m, format_args!("no huge-page buffer here: {e}"));
+            return;
+        }
+    };
+    let huge = buf.huge_bytes().unwrap_or(0);
+    if huge * 10 < size as u64 * 9 {
+        g.skip(
+            m,
+            format_args!(
+                "the kernel gave {}% of the buffer in huge pages (THP off, or none free): no huge-page figure",
+                100 * huge / size as u64
+            ),
+        );
+        return;
+    }
+    g.bytes_per_iter(size as u64);
+    g.bench(m, |iters| {
+        let t = Instant::now();
+        for _ in 0..iters {
+            std::hint::black_box(kernels::frd(buf.as_u64()));
+        }
+        t.elapsed()
+    });
 }
 
 /// Measures and prints, right after bw_mem's own figure (`ours`, MB/s),

@@ -9,7 +9,8 @@
 //!   reread's);
 //! - `memrd SIZE`: a SIZE heap buffer, every word summed (Mem read's);
 //!   `memrd_huge SIZE`: the same over an anonymous mapping advised
-//!   MADV_HUGEPAGE (what TLB reach is worth to it);
+//!   MADV_HUGEPAGE, 2 MB aligned (what TLB reach is worth to it), with the
+//!   share of it the kernel gave in huge pages;
 //! - `thrash SIZE`, `page SIZE`, `inpage SIZE`: a dependent chase over the
 //!   chain of that shape (see lat_mem_rd), built here from its own shuffle.
 //!
@@ -21,11 +22,14 @@
 //!   side's fastest, 10th-percentile and median chunk, and their ratios.
 //!
 //! - `abw SIZE [ROUNDS]`: the bench's Mem read, Mmap reread and File
-//!   reread (its own kernels: `kernels::rd`, `bw::Mapping::sum`,
+//!   reread (its own kernels: `kernels::frd`, `bw::Mapping::sum`,
 //!   `bw::read_sum`) against this reference's plain loops, pass by pass
 //!   alternated (ABBA, ROUNDS pairs, default 100), the reread pair on the
 //!   same cached file: each side's median and best MB/s and the median
-//!   of the paired ratios (bench / reference).
+//!   of the paired ratios (bench / reference). Two pairs of the bench's
+//!   own cells too: Mem read over huge pages against Mem read
+//!   (`memrd_huge/memrd`, the summary's THP read) and Mmap reread against
+//!   Mem read (`mmap/memrd`), so TLB reach is seen in one process.
 //!
 //! - `par SIZE`: k = 1, 2, 4, 8, 16, 32 independent chains that split the
 //!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
@@ -216,10 +220,28 @@ fn abw(size: usize, rounds: usize) {
         "memrd",
         size,
         rounds,
-        || kernels::rd(kbuf.as_u32()) as u64,
+        || kernels::frd(kbuf.as_u64()),
         || sum(&heap),
     );
-    drop((kbuf, heap));
+    drop(heap);
+
+    // Mem read over huge pages against Mem read (both the bench's kernel):
+    // what TLB reach is worth at this size.
+    if let Ok(huge) = kernels::Buf::huge(size.next_multiple_of(kernels::HUGE_PAGE), 0x5a) {
+        let share = huge.huge_bytes().unwrap_or(0) as f64 / huge.len() as f64;
+        println!(
+            "abw memrd_huge: {:.0}% of the buffer in huge pages",
+            100.0 * share
+        );
+        let h = &huge.as_u64()[..size / 8];
+        ab_passes(
+            "memrd_huge/memrd",
+            size,
+            rounds,
+            || kernels::frd(h),
+            || kernels::frd(kbuf.as_u64()),
+        );
+    }
 
     let mut f = scratch_file(size);
     let fd = f.as_raw_fd();
@@ -228,7 +250,15 @@ fn abw(size: usize, rounds: usize) {
     // process holds; nothing writes or truncates it meanwhile.
     let plain = unsafe { memmap2::MmapOptions::new().len(size).map(&f) }.expect("mmap");
     ab_passes("mmap", size, rounds, || map.sum(), || sum(&plain));
-    drop((map, plain));
+    // The summary's two cells side by side: Mmap reread against Mem read.
+    ab_passes(
+        "mmap/memrd",
+        size,
+        rounds,
+        || map.sum(),
+        || kernels::frd(kbuf.as_u64()),
+    );
+    drop((map, plain, kbuf));
 
     let mut kb = kernels::Buf::new(bw::XFER, 0).expect("bench transfer buffer");
     let mut pages = page_aligned(1 << 16);
@@ -450,12 +480,13 @@ fn main() {
             // The same sum over an anonymous mapping asked for transparent
             // huge pages: how much of Mem read is TLB reach (a page-cache
             // mapping of large folios may get it where the heap does not).
-            let mut map = memmap2::MmapMut::map_anon(size).expect("anonymous map");
-            #[cfg(target_os = "linux")]
-            let _ = map.advise(memmap2::Advice::HugePage);
-            map.fill(0x5a);
-            let mbps = bandwidth(size, passes, || sum(&map));
-            println!("ref memrd_huge {}: {mbps:.0} MB/s", args[1]);
+            let huge = lmbench_support::bw::kernels::Buf::huge(size, 0x5a).expect("huge buffer");
+            let share = huge.huge_bytes().unwrap_or(0) * 100 / size as u64;
+            let mbps = bandwidth(size, passes, || sum(huge.as_bytes()));
+            println!(
+                "ref memrd_huge {}: {mbps:.0} MB/s ({share}% in huge pages)",
+                args[1]
+            );
         }
         "par" => par(size),
         shape => {

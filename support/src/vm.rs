@@ -230,6 +230,59 @@ pub fn mem_available() -> Option<u64> {
     None
 }
 
+/// Bytes of the mapping that holds `addr` that the kernel backs with
+/// anonymous transparent huge pages (its `AnonHugePages` line in
+/// /proc/self/smaps): whether MADV_HUGEPAGE was granted, since THP may be
+/// off (`never`) or the kernel may have no free 2 MiB page to give. None
+/// where the OS does not say (not Linux, no smaps, no mapping at `addr`).
+pub fn anon_huge_bytes(addr: *const u8) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        smaps_anon_huge(&text, addr as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = addr;
+        None
+    }
+}
+
+/// [`anon_huge_bytes`] from the text of an smaps file: the mapping whose
+/// `start-end` header line covers `addr`, then its AnonHugePages (kB).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn smaps_anon_huge(smaps: &str, addr: u64) -> Option<u64> {
+    let mut inside = false;
+    for line in smaps.lines() {
+        let range = line.split_whitespace().next().and_then(|r| {
+            let (a, b) = r.split_once('-')?;
+            Some((
+                u64::from_str_radix(a, 16).ok()?,
+                u64::from_str_radix(b, 16).ok()?,
+            ))
+        });
+        match range {
+            // A mapping's header line (the field lines' first word ends in ':').
+            Some((a, b)) if !line.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                inside = (a..b).contains(&addr);
+            }
+            _ if inside => {
+                if let Some(kb) = line.strip_prefix("AnonHugePages:") {
+                    return kb
+                        .trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .map(|k| k * 1024);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Page faults of the calling thread so far, minor and major (getrusage
 /// RUSAGE_THREAD; RUSAGE_SELF where threads are not counted apart).
 ///
@@ -281,6 +334,41 @@ mod tests {
             -1
         )
         .is_err());
+    }
+
+    #[test]
+    fn smaps_gives_the_huge_bytes_of_the_mapping_at_an_address() {
+        let smaps = "\
+55d0c0000000-55d0c0021000 r--p 00000000 fd:01 123  /usr/bin/x
+Size:                132 kB
+AnonHugePages:         0 kB
+7f0000000000-7f0008000000 rw-p 00000000 00:00 0 
+Size:             131072 kB
+Rss:              131072 kB
+AnonHugePages:    126976 kB
+ShmemPmdMapped:        0 kB
+7f0008000000-7f0008001000 rw-p 00000000 00:00 0 
+AnonHugePages:         4 kB
+";
+        assert_eq!(
+            smaps_anon_huge(smaps, 0x7f00_0400_0000),
+            Some(126_976 * 1024)
+        );
+        assert_eq!(
+            smaps_anon_huge(smaps, 0x7f00_0000_0000),
+            Some(126_976 * 1024)
+        );
+        assert_eq!(smaps_anon_huge(smaps, 0x55d0_c000_0100), Some(0));
+        assert_eq!(smaps_anon_huge(smaps, 0x7f00_0800_0000), Some(4096));
+        assert_eq!(smaps_anon_huge(smaps, 0x1000), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_has_a_mapping_at_its_own_stack() {
+        let x = 5u8;
+        assert!(anon_huge_bytes(&x).is_some());
+        assert_eq!(anon_huge_bytes(std::ptr::null()), None);
     }
 
     #[test]

@@ -24,12 +24,27 @@ pub const ALIGN: usize = 4096;
 /// Bytes one unrolled step covers; buffer sizes must be multiples of it.
 pub const STEP: usize = 64;
 
-/// A page-aligned heap buffer whose pages are all touched (faulted in) at
+/// A page-aligned buffer whose pages are all touched (faulted in) at
 /// creation, so no timed pass takes a page fault. Freed on drop.
 pub struct Buf {
     ptr: *mut u8,
-    layout: Layout,
+    len: usize,
+    /// Kept for its drop: the heap allocation or the mapping.
+    backing: Backing,
 }
+
+enum Backing {
+    /// From the allocator, as lmbench's valloc: whatever pages the
+    /// system's malloc and THP setting give a large allocation.
+    Heap(Layout),
+    /// An anonymous mapping advised MADV_HUGEPAGE ([`Buf::huge`]), held
+    /// for its drop (which unmaps it).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Mapping { _region: crate::vm::Region },
+}
+
+/// A transparent huge page of x86-64 and arm64 (4 KB base pages).
+pub const HUGE_PAGE: usize = 2 << 20;
 
 // SAFETY: Buf owns its allocation exclusively, like a Box<[u8]>.
 unsafe impl Send for Buf {}
@@ -54,11 +69,63 @@ impl Buf {
         }
         // SAFETY: ptr is valid for len bytes of writes.
         unsafe { std::ptr::write_bytes(ptr, fill, len) };
-        Ok(Buf { ptr, layout })
+        Ok(Buf {
+            ptr,
+            len,
+            backing: Backing::Heap(layout),
+        })
+    }
+
+    /// `len` bytes (a non-zero multiple of [`HUGE_PAGE`]) of anonymous
+    /// memory aligned to a huge page and advised MADV_HUGEPAGE before the
+    /// first touch, then filled with `fill`: Mem read over pages the TLB
+    /// covers 2 MB at a time (not in lmbench). The kernel may still give
+    /// 4 KB pages (THP `never`, or no free huge page): ask
+    /// [`Buf::huge_bytes`] how much it gave. Linux only.
+    pub fn huge(len: usize, fill: u8) -> io::Result<Buf> {
+        if len == 0 || !len.is_multiple_of(HUGE_PAGE) {
+            return Err(io::Error::other(format!(
+                "huge-page buffer of {len} bytes: want a non-zero multiple of {HUGE_PAGE}"
+            )));
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let region = crate::vm::Region::anon(len, HUGE_PAGE)?;
+            region.advise(crate::vm::MmapAdvise::MADV_HUGEPAGE)?;
+            let ptr = region.addr();
+            // SAFETY: the region is len bytes of fresh read-write memory
+            // from ptr, kept alive by the Buf (which lends no reference
+            // beyond its own borrows).
+            unsafe { std::ptr::write_bytes(ptr, fill, len) };
+            Ok(Buf {
+                ptr,
+                len,
+                backing: Backing::Mapping { _region: region },
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = fill;
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "transparent huge pages are Linux's",
+            ))
+        }
+    }
+
+    /// Bytes of the buffer in transparent huge pages, as the kernel
+    /// reports them (None where it does not). A heap buffer's mapping may
+    /// be shared with other allocations, so only [`Buf::huge`]'s answer
+    /// is the buffer's own.
+    pub fn huge_bytes(&self) -> Option<u64> {
+        match self.backing {
+            Backing::Mapping { .. } => crate::vm::anon_huge_bytes(self.ptr),
+            Backing::Heap(_) => None,
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -117,8 +184,11 @@ impl Int for u64 {}
 
 impl Drop for Buf {
     fn drop(&mut self) {
-        // SAFETY: allocated in new with this very layout.
-        unsafe { alloc::dealloc(self.ptr, self.layout) };
+        if let Backing::Heap(layout) = self.backing {
+            // SAFETY: allocated in new with this very layout.
+            unsafe { alloc::dealloc(self.ptr, layout) };
+        }
+        // A Mapping unmaps itself when dropped.
     }
 }
 
@@ -321,5 +391,25 @@ mod tests {
         assert!(rdwr(b.as_u32_mut()) > 0);
         assert_eq!(b.as_u32()[0], 1);
         assert!(Buf::new(100, 0).is_err());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_huge_buffer_is_aligned_filled_and_says_its_huge_bytes() {
+        let h = Buf::huge(2 * HUGE_PAGE, 1).unwrap();
+        assert_eq!(h.as_ptr_addr() % HUGE_PAGE, 0);
+        assert_eq!(h.len(), 2 * HUGE_PAGE);
+        let words = (2 * HUGE_PAGE / 8) as u64;
+        assert_eq!(
+            frd(h.as_u64()),
+            0x0101_0101_0101_0101u64.wrapping_mul(words)
+        );
+        // 0 where THP is off or no huge page was free, never more than the
+        // buffer; the heap's answer is not the buffer's own.
+        let huge = h.huge_bytes().expect("smaps has the mapping");
+        assert!(huge <= h.len() as u64, "{huge}");
+        assert_eq!(Buf::new(4096, 0).unwrap().huge_bytes(), None);
+        assert!(Buf::huge(HUGE_PAGE + 4096, 0).is_err());
+        assert!(Buf::huge(0, 0).is_err());
     }
 }

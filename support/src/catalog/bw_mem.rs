@@ -50,6 +50,7 @@ const FWR_TIMED: &str = "one pass storing every 8-byte word (scalar volatile sto
 const FCP_TIMED: &str = "one pass copying every 8-byte word to a second buffer (scalar)";
 const BZERO_TIMED: &str = "libc memset(0) of the buffer";
 const BCOPY_TIMED: &str = "libc memcpy of the buffer to a second buffer of the same size";
+const FRD_HUGE_TIMED: &str = "frd over an anonymous buffer advised MADV_HUGEPAGE, 2 MB aligned (not in lmbench; sizes of 2 MB and up, where the kernel gave huge pages)";
 
 /// Expands (mode, doc) pairs times the sizes into one flat list of metrics.
 macro_rules! grid {
@@ -84,7 +85,7 @@ macro_rules! modes {
         pub static PROGRAM: Program = Program {
             name: "bw_mem",
             about:
-                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size",
+                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size; frd over huge pages (frd_huge)",
             metrics: grid!([$(($mode, $timed)),*]),
         };
     };
@@ -100,6 +101,7 @@ modes! {
     FCP = "fcp": FCP_TIMED,
     BZERO = "bzero": BZERO_TIMED,
     BCOPY = "bcopy": BCOPY_TIMED,
+    FRD_HUGE = "frd_huge": FRD_HUGE_TIMED,
 }
 
 /// The metric of `mode` at `size` (an id segment such as "64k").

@@ -1,5 +1,5 @@
 use crate::catalog::bw_file_rd::mode::IO_ONLY;
-use crate::catalog::bw_mem::mode::{BCOPY, FCP, FRD, FWR};
+use crate::catalog::bw_mem::mode::{BCOPY, FCP, FRD, FRD_HUGE, FWR};
 use crate::catalog::bw_mmap_rd::mode::MMAP_ONLY;
 use crate::catalog::{
     bw_file_rd, bw_mem, bw_mmap_rd, bw_pipe, bw_tcp, bw_unix, Column, Lookup, Metric, Program,
@@ -53,6 +53,13 @@ pub static COMM_BW: Table = Table {
             "write",
             5,
             Source::Computed(|| mem_inputs(FWR), mem_write),
+        ),
+        // Not in lmbench: after its columns (imports place by position).
+        Column::new(
+            "THP",
+            "read",
+            5,
+            Source::Computed(|| reread_inputs(&bw_mem::PROGRAM, FRD_HUGE), thp_read),
         ),
     ],
 };
@@ -150,6 +157,12 @@ pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
     if !reread.is_empty() {
         notes.push(format!("{} (every 8-byte word summed).", reread.join(", ")));
     }
+    if let Some((size, _)) = reread_at(run, &bw_mem::PROGRAM, FRD_HUGE) {
+        notes.push(format!(
+            "THP read (not in lmbench): Mem read's loop over 2M huge pages at {}; Mem read's heap has 4K pages unless THP is always, and a reread of page-cache large folios may pass Mem read, not this.",
+            human_size(size)
+        ));
+    }
     notes
 }
 
@@ -190,6 +203,10 @@ fn mem_read(run: &dyn Lookup) -> Option<f64> {
 fn mem_write(run: &dyn Lookup) -> Option<f64> {
     largest(run, &bw_mem::PROGRAM, FWR)
 }
+/// At Mem read's size, as the rereads.
+fn thp_read(run: &dyn Lookup) -> Option<f64> {
+    reread_at(run, &bw_mem::PROGRAM, FRD_HUGE).map(|(_, v)| v)
+}
 
 #[cfg(test)]
 mod tests {
@@ -211,6 +228,24 @@ mod tests {
         assert_eq!(mem_write(&run), Some(4.0));
         assert_eq!(file_reread(&run), Some(5.0));
         assert_eq!(bcopy_libc(&run), None);
+        assert_eq!(thp_read(&run), None);
+    }
+
+    #[test]
+    fn thp_read_sits_at_mem_reads_size_with_its_note() {
+        let run = Run(&[
+            ("bw_mem/frd/128m", 1.0),
+            ("bw_mem/frd_huge/64m", 2.0),
+            ("bw_mem/frd_huge/128m", 3.0),
+        ]);
+        assert_eq!(thp_read(&run), Some(3.0));
+        let n = bw_notes(&run).join("\n");
+        assert!(
+            n.contains("THP read (not in lmbench): Mem read's loop over 2M huge pages at 128M"),
+            "{n}"
+        );
+        let without = Run(&[("bw_mem/frd/128m", 1.0)]);
+        assert!(!bw_notes(&without).join("\n").contains("THP"));
     }
 
     #[test]
