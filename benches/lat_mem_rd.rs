@@ -44,9 +44,7 @@
 //! In Criterion's test mode (`cargo test --benches`) sizes stop at 1 MiB.
 
 use criterion::Criterion;
-use lmbench_support::catalog::lat_mem_rd::{
-    self as cat, INPAGE_FN, MAX_SIZE, PAGE_FN, PROGRAM, RAND_FN,
-};
+use lmbench_support::catalog::lat_mem_rd::{self as cat, MAX_SIZE, PROGRAM};
 use lmbench_support::chase::{criterion_listing, Buffer, PAGE};
 use lmbench_support::harness::{check, Class, Group};
 
@@ -88,15 +86,7 @@ fn lat_mem_rd(c: &mut Criterion) {
             }
             // Listing runs nothing: a one-page chain stands in.
             let bytes = if listing { size.min(PAGE as u64) } else { size } as usize;
-            let built = match function {
-                RAND_FN => buf.thrash_chain(bytes.max(2 * PAGE), 0x7468_7273),
-                PAGE_FN => buf.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
-                INPAGE_FN => buf.in_page_chain(bytes, 0x696e_7067),
-                f if cat::line_stride(f).is_some() => {
-                    buf.in_page_stride_chain(bytes, stride as usize, 0x6c69_6e65)
-                }
-                _ => buf.stride_chain(bytes, stride as usize),
-            };
+            let built = buf.lat_mem_rd_chain(function, stride as usize, bytes);
             let chain = check(metric, "build the chain", built);
             bench_chain(&mut g, metric, chain, &buf, CHUNK);
         }

@@ -35,11 +35,12 @@
 //!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
 //!   quantity): ns per load and per hop, and the speed-up over k = 1.
 //!
-//! - `dtlb`: the data TLBs' entries for 4 KB pages (AMD cpuid leaves).
+//! - `dtlb`: the data TLBs' entries for 4 KB pages (AMD's cpuid leaves;
+//!   on Intel, every TLB of leaf 0x18).
 //!
 //! Bandwidths print the median of PASSES passes (default 11, lmbench's
 //! count) in MB/s (10^6); chases print the minimum ns per load over chunks
-//! of 64K loads, after one untimed lap. Sums are plain `wrapping_add` loops
+//! of 16K loads, after the floor's warm-up laps. Sums are plain `wrapping_add` loops
 //! the compiler may vectorise: the reference is "a plain loop".
 
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -133,40 +134,14 @@ fn scratch_file(size: usize) -> std::fs::File {
     f
 }
 
+/// The floor's chase (`lmbench-peer floor`'s `Chase`: its own shuffle,
+/// pages touched in order, unrolled by 100, checked one cycle): the
+/// fastest 16K-load chunk over 4M-32M loads, in ns per load.
 fn chase(shape: &str, size: usize) -> f64 {
-    // Slots hold addresses (a pointer chase, `p = *p`, as lat_mem_rd's: an
-    // indexed load would add a cycle of address arithmetic per hop).
-    let mut buf = touched_in_order(size / 8);
-    let base = buf.as_mut_ptr() as usize;
-    let o = order(shape, size).expect("chain shape and size");
-    for w in o.windows(2) {
-        buf[w[0]] = base + 8 * w[1];
-    }
-    buf[*o.last().unwrap()] = base + 8 * o[0];
-    let n = o.len();
-    drop(o);
-    let mut p = base as *const usize;
-    // SAFETY: every linked slot holds the address of another linked slot
-    // of `buf`, which outlives the chase and is not written meanwhile.
-    let hop = |p: *const usize| unsafe { std::ptr::read_volatile(p) as *const usize };
-    for _ in 0..n {
-        p = hop(p);
-    }
-    assert_eq!(p as usize, base, "the chain is one cycle through slot 0");
-    let chunk = 1 << 16;
-    let total = (n as u64).clamp(1 << 22, 1 << 25);
-    let mut best = f64::INFINITY;
-    let mut done = 0u64;
-    while done < total {
-        let t = Instant::now();
-        for _ in 0..chunk {
-            p = hop(p);
-        }
-        best = best.min(t.elapsed().as_nanos() as f64 / chunk as f64);
-        done += chunk;
-    }
-    std::hint::black_box(p);
-    best
+    use lmbench_support::peer::floor_chase::Chase;
+    let mut c = Chase::build(shape, size).expect("chain shape and size");
+    let total = (c.len() as u64).clamp(1 << 22, 1 << 25);
+    c.timed(total) as f64 / total as f64
 }
 
 /// MB/s of one timed call of `f`, moving `bytes`.
@@ -272,8 +247,8 @@ fn abw(size: usize, rounds: usize) {
 }
 
 /// The bench's chain of `shape` over `size` bytes, built and warmed as
-/// lat_mem_rd builds and warms it (same seeds, one checked lap, three
-/// more of at most 1M loads).
+/// lat_mem_rd builds and warms it (`Buffer::lat_mem_rd_chain`,
+/// `Chain::warm`).
 fn bench_chain(
     shape: &str,
     size: usize,
@@ -281,19 +256,17 @@ fn bench_chain(
     lmbench_support::chase::Buffer,
     lmbench_support::chase::Chain,
 ) {
-    use lmbench_support::chase::{Buffer, PAGE};
+    use lmbench_support::chase::Buffer;
     let mut buf = Buffer::new(size).expect("buffer");
-    let chain = match shape {
-        "thrash" => buf.thrash_chain(size, 0x7468_7273),
-        "page" => buf.random_chain(size.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
-        "inpage" => buf.in_page_chain(size, 0x696e_7067),
-        other => panic!("unknown chase {other}"),
-    };
-    let mut chain = chain.expect("the bench's chain");
-    let start = chain.position();
-    chain.chase(&buf, chain.len() as u64);
-    assert_eq!(chain.position(), start, "the bench's chain is one cycle");
-    chain.chase(&buf, 3 * (chain.len() as u64).min(1 << 20));
+    let stride = lmbench_support::catalog::lat_mem_rd::SHAPES
+        .iter()
+        .find(|(f, _)| *f == shape)
+        .map(|&(_, s)| s as usize)
+        .unwrap_or_else(|| panic!("unknown chase {shape}"));
+    let mut chain = buf
+        .lat_mem_rd_chain(shape, stride, size)
+        .expect("the bench's chain");
+    chain.warm(&buf).expect("the bench's chain");
     (buf, chain)
 }
 
@@ -422,12 +395,63 @@ fn amd_dtlb() -> Option<(u32, u32)> {
     None
 }
 
+/// Intel's TLBs from cpuid leaf 0x18 (deterministic address translation
+/// parameters), one line each: type, level, page sizes, entries.
+#[cfg(target_arch = "x86_64")]
+fn intel_tlbs() -> Vec<String> {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    if __cpuid(0).eax < 0x18 {
+        return Vec::new();
+    }
+    let last = __cpuid_count(0x18, 0).eax;
+    (0..=last)
+        .filter_map(|sub| {
+            let r = __cpuid_count(0x18, sub);
+            let kind = match r.edx & 31 {
+                1 => "data",
+                2 => "instruction",
+                3 => "unified",
+                4 => "load",
+                5 => "store",
+                _ => return None,
+            };
+            let sizes: Vec<&str> = [(1, "4K"), (2, "2M"), (4, "4M"), (8, "1G")]
+                .iter()
+                .filter(|(bit, _)| r.ebx & bit != 0)
+                .map(|&(_, name)| name)
+                .collect();
+            let ways = r.ebx >> 16;
+            let full = if r.edx & (1 << 8) != 0 {
+                ", fully associative"
+            } else {
+                ""
+            };
+            Some(format!(
+                "cpuid 0x18: L{} {kind} TLB, {} pages: {} entries ({ways} ways x {} sets{full})",
+                (r.edx >> 5) & 7,
+                sizes.join("/"),
+                ways * r.ecx,
+                r.ecx
+            ))
+        })
+        .collect()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn intel_tlbs() -> Vec<String> {
+    Vec::new()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("dtlb") {
+        let intel = intel_tlbs();
         match amd_dtlb() {
-            Some((l1, l2)) => println!("cpuid dtlb 4K entries: L1 {l1}, L2 {l2}"),
-            None => println!("cpuid dtlb: not reported (AMD leaves only)"),
+            Some((l1, l2)) if l1 + l2 > 0 => {
+                println!("cpuid dtlb 4K entries: L1 {l1}, L2 {l2}")
+            }
+            _ if !intel.is_empty() => intel.iter().for_each(|l| println!("{l}")),
+            _ => println!("cpuid dtlb: not reported (AMD leaves 0x80000005/6, Intel leaf 0x18)"),
         }
         return;
     }

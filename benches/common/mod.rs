@@ -136,9 +136,9 @@ pub fn bench_op(
     });
 }
 
-/// Benchmarks chasing `chain` through `buf` (lat_mem_rd, tlb) after one
-/// untimed lap, which warms the caches and TLB and proves the chain is one
-/// cycle (it must come back to where it started). Returns the fastest ns
+/// Benchmarks chasing `chain` through `buf` (lat_mem_rd, tlb) after its
+/// untimed warm-up laps (`Chain::warm`, which also proves the chain is one
+/// cycle). Returns the fastest ns
 /// per load any sample saw (the headline), None if Criterion skipped it.
 pub fn bench_chain(
     g: &mut Group,
@@ -147,19 +147,9 @@ pub fn bench_chain(
     buf: &lmbench_support::chase::Buffer,
     chunk: u64,
 ) -> Option<f64> {
-    let start = chain.position();
-    chain.chase(buf, chain.len() as u64);
-    if chain.position() != start {
-        lmbench_support::harness::failed(metric, "the chain is not one cycle");
+    if let Err(e) = chain.warm(buf) {
+        lmbench_support::harness::failed(metric, e);
     }
-    // Three more laps (at most 3M loads) before timing. A chain that
-    // nearly fits the last-level cache (one line per page at 1 GiB is 16
-    // MiB of lines) read 302-348 ns per load in the quick preset right
-    // after one lap, 218-251 after these laps, against 177-185 from
-    // mem_ref's chase (which runs millions of loads); guess: the cache's
-    // replacement adapts to the cyclic pattern over several laps
-    // (issue 12, page/1g above its reference; two rounds, noisy VM).
-    chain.chase(buf, 3 * (chain.len() as u64).min(1 << 20));
     let mut best = f64::INFINITY;
     g.bench(metric, |iters| {
         let t = fastest_chunk(iters, chunk, |n| chain.chase(buf, n));

@@ -263,6 +263,29 @@ fn slot_in_block(i: usize, spacing: usize, stagger: bool) -> usize {
     }
 }
 
+impl Buffer {
+    /// lat_mem_rd's chain of `function` over `bytes`, with the bench's
+    /// fixed seeds: the random shapes (`thrash`, `page`, `inpage`), the
+    /// line detector's `lineN` (slots `stride` apart), else lmbench's
+    /// stride chain of `stride`. One place, so a reference that must chase
+    /// the bench's very chain (`mem_ref ab`) cannot drift from it.
+    pub fn lat_mem_rd_chain(
+        &mut self,
+        function: &str,
+        stride: usize,
+        bytes: usize,
+    ) -> Result<Chain, String> {
+        use crate::catalog::lat_mem_rd::{line_stride, INPAGE_FN, PAGE_FN, RAND_FN};
+        match function {
+            RAND_FN => self.thrash_chain(bytes.max(2 * PAGE), 0x7468_7273),
+            PAGE_FN => self.random_chain(bytes.div_ceil(PAGE), PAGE, true, 0x6c6d_6265),
+            INPAGE_FN => self.in_page_chain(bytes, 0x696e_7067),
+            f if line_stride(f).is_some() => self.in_page_stride_chain(bytes, stride, 0x6c69_6e65),
+            _ => self.stride_chain(bytes, stride),
+        }
+    }
+}
+
 /// 0..n in a random order (Fisher-Yates over splitmix64).
 pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).collect();
@@ -309,6 +332,24 @@ impl Chain {
     /// The byte offset (in its buffer) of the slot the chain is at.
     pub fn position(&self) -> usize {
         self.at as usize - self.base
+    }
+
+    /// lat_mem_rd's warm-up, before any timing: one lap, which must come
+    /// back to where it started (else `Err`: the chain is not one cycle),
+    /// then three more of at most 1M loads. A chain that nearly fits the
+    /// last-level cache (one line per page at 1 GiB is 16 MiB of lines)
+    /// read 302-348 ns per load right after one lap, 218-251 after these
+    /// laps, against 177-185 from a reference that runs millions of loads;
+    /// guess: the cache's replacement adapts to the cyclic pattern over
+    /// several laps (issue 12, page/1g).
+    pub fn warm(&mut self, buf: &Buffer) -> Result<(), String> {
+        let start = self.position();
+        self.chase(buf, self.len as u64);
+        if self.position() != start {
+            return Err("the chain is not one cycle".into());
+        }
+        self.chase(buf, 3 * (self.len as u64).min(1 << 20));
+        Ok(())
     }
 
     /// Follows the chain for `loads` dependent loads (in unrolled blocks of
