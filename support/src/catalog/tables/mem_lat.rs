@@ -503,31 +503,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_line_is_where_random_slots_stop_getting_slower() {
-        /// Each slot a miss of 40 ns at 64 B and above, shared below.
-        struct Lines;
-        impl Lookup for Lines {
-            fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
-                let (f, size) = m.function_and_parameter();
-                if size != Some("256m") {
-                    return None;
-                }
-                let stride = lm::line_stride(f).or((f == INPAGE_FN).then_some(64))?;
-                Some(1.0 + 39.0 * (stride.min(64) as f64 / 64.0) + stride as f64 / 256.0)
-            }
-            fn fact(&self, key: &str) -> Option<String> {
-                (key == "cache_line").then(|| "64".into())
-            }
-        }
-        assert_eq!(line_from_curve(&Lines), Some(64));
-        let n = mem_notes(&Lines).join("\n");
-        assert!(
-            n.contains("near-double in latency with each doubling of stride up to 64 B"),
-            "{n}"
-        );
-    }
-
     /// A curve at 256M by stride 16, 32, 64, 128, 256 (ns).
     struct Curve([f64; 5]);
     impl Lookup for Curve {
@@ -542,6 +517,19 @@ mod tests {
         fn fact(&self, _: &str) -> Option<String> {
             None
         }
+    }
+
+    #[test]
+    fn the_line_is_where_random_slots_stop_getting_slower() {
+        // Each slot a miss of 40 ns at 64 B and above, shared below:
+        // 1 + 39 * min(stride, 64) / 64 + stride / 256.
+        let lines = Curve([10.8125, 20.625, 40.25, 40.5, 41.0]);
+        assert_eq!(line_from_curve(&lines), Some(64));
+        let n = mem_notes(&lines).join("\n");
+        assert!(
+            n.contains("near-double in latency with each doubling of stride up to 64 B"),
+            "{n}"
+        );
     }
 
     #[test]
