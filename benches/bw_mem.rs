@@ -5,7 +5,10 @@
 //! once outside timing and freed before the next size; each iteration is
 //! one pass over the buffer, counted as the buffer size once:
 //! - rd / wr / rdwr / cp: one 4-byte int per 16 bytes (lmbench's loops);
-//! - frd / fwr / fcp: every 8-byte word (lmbench: every 4-byte int);
+//! - frd: every 4-byte int, in lmbench's compiled form: one chain of 128
+//!   adds per 512-byte block (`bw::add_chain`; byte for byte gcc's loop
+//!   on x86-64), the Mem read column;
+//! - fwr / fcp: every 8-byte word (lmbench: every 4-byte int);
 //! - bzero / bcopy: libc's memset / memcpy;
 //! - frd_huge (not in lmbench): frd over a 2 MB-aligned anonymous buffer
 //!   advised MADV_HUGEPAGE, from 2 MB up, and only where the kernel gave
@@ -13,8 +16,9 @@
 //!   to Mem read, shown beside it in the summary.
 //!
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
-//! an explicit integer width (see `lmbench_support::bw::kernels`), so a new
-//! compiler cannot change what they measure. Sizes double from 4 KB to
+//! an explicit integer width, or for frd `asm!` (see
+//! `lmbench_support::bw::kernels`), so a new compiler cannot change what
+//! they measure. Sizes double from 4 KB to
 //! the top size `catalog::bw_mem::top_size`: the smallest power of two at
 //! least 4 x the last-level cache (the OS's, see `machine::Facts`; 512 MB
 //! if unknown), at most 2 GB, and capped so that the two copy buffers take

@@ -5,11 +5,13 @@
 //! `ptr::read_volatile` / `ptr::write_volatile` of one explicit integer
 //! type, which the compiler may neither widen, merge, vectorise nor drop.
 //! They are therefore **scalar, never vectorised**: rd/wr/rdwr/cp make one
-//! 4-byte access per 16 bytes (lmbench's every-4th-int loops), frd/fwr/fcp
+//! 4-byte access per 16 bytes (lmbench's every-4th-int loops), fwr/fcp
 //! one 8-byte access per 8 bytes (lmbench uses 4-byte ints compiled at -O,
 //! also scalar; 8-byte words halve the instruction count at the same
-//! access pattern). Loops are unrolled by hand (64 bytes per step) with
-//! four independent sums, so a read pass is not limited by one add chain.
+//! access pattern), unrolled by hand (64 bytes per step). rd keeps four
+//! independent sums. frd, the Mem read column's loop, is lmbench's own
+//! instruction form: one chain of 4-byte adds per 512-byte block, in
+//! `asm!` on x86-64 ([`super::add_chain`], which says why).
 //! bzero and bcopy call libc's `memset` and `memcpy` (vectorised, as libc
 //! chooses). Every pass counts the buffer size once, as lmbench does.
 
@@ -17,6 +19,8 @@ use std::alloc::{self, Layout};
 use std::io;
 use std::mem::size_of;
 use std::ptr::{read_volatile, write_volatile};
+
+use super::add_chain;
 
 /// Alignment of every buffer: a page, as lmbench's valloc.
 pub const ALIGN: usize = 4096;
@@ -282,28 +286,23 @@ pub fn cp(src: &[u32], dst: &mut [u32]) {
     }
 }
 
-/// frd: sums every u64 word.
+/// frd: sums every 4-byte int, lmbench's way: the 128 ints of each
+/// 512-byte block in one chain of adds (see [`add_chain`]), each block's
+/// sum sign-extended into the total. A tail shorter than a block (the
+/// buffers are multiples of 64 bytes) is one more such block sum.
 #[inline(never)]
 pub fn frd(a: &[u64]) -> u64 {
-    assert!(a.len().is_multiple_of(8));
-    let p = a.as_ptr();
-    let (mut s0, mut s1, mut s2, mut s3) = (0u64, 0u64, 0u64, 0u64);
-    let mut i = 0;
-    while i < a.len() {
-        // SAFETY: i + 7 < a.len() since a.len() is a multiple of 8.
-        unsafe {
-            s0 = s0.wrapping_add(read_volatile(p.add(i)));
-            s1 = s1.wrapping_add(read_volatile(p.add(i + 1)));
-            s2 = s2.wrapping_add(read_volatile(p.add(i + 2)));
-            s3 = s3.wrapping_add(read_volatile(p.add(i + 3)));
-            s0 = s0.wrapping_add(read_volatile(p.add(i + 4)));
-            s1 = s1.wrapping_add(read_volatile(p.add(i + 5)));
-            s2 = s2.wrapping_add(read_volatile(p.add(i + 6)));
-            s3 = s3.wrapping_add(read_volatile(p.add(i + 7)));
-        }
-        i += 8;
-    }
-    s0.wrapping_add(s1).wrapping_add(s2).wrapping_add(s3)
+    let blocks = a.len() * 8 / add_chain::INT_BLOCK;
+    let p = a.as_ptr().cast::<u8>();
+    // SAFETY: a u64 slice's bytes, 8-aligned; blocks * 512 <= its length.
+    let bulk = unsafe { add_chain::int_blocks(p, blocks) };
+    let tail = a[blocks * add_chain::INT_BLOCK / 8..]
+        .iter()
+        .fold(0u32, |t, w| {
+            let w = load(w);
+            t.wrapping_add(w as u32).wrapping_add((w >> 32) as u32)
+        });
+    bulk.wrapping_add(tail as i32 as i64 as u64)
 }
 
 /// fwr: stores every u64 word.
@@ -364,13 +363,20 @@ pub fn bcopy(src: &[u8], dst: &mut [u8]) {
 mod tests {
     use super::*;
 
+    /// frd of `len` bytes of 0x01: each 512-byte block's ints sum to
+    /// 128 * 0x01010101 in 32 bits, negative as an i32, sign-extended.
+    fn frd_of_ones(len: usize) -> u64 {
+        let block = 0x0101_0101u32.wrapping_mul(128) as i32 as i64 as u64;
+        block.wrapping_mul((len / 512) as u64)
+    }
+
     #[test]
     fn kernels_touch_what_they_claim() {
         let mut a = Buf::new(4096, 1).unwrap();
         assert_eq!(a.as_ptr_addr() % ALIGN, 0);
         // rd: one 0x01010101 per 16 bytes.
         assert_eq!(rd(a.as_u32()), 0x0101_0101u32.wrapping_mul(256));
-        assert_eq!(frd(a.as_u64()), 0x0101_0101_0101_0101u64.wrapping_mul(512));
+        assert_eq!(frd(a.as_u64()), frd_of_ones(4096));
         wr(a.as_u32_mut());
         assert_eq!(
             a.as_u32()[..5],
@@ -399,11 +405,7 @@ mod tests {
         let h = Buf::huge(2 * HUGE_PAGE, 1).unwrap();
         assert_eq!(h.as_ptr_addr() % HUGE_PAGE, 0);
         assert_eq!(h.len(), 2 * HUGE_PAGE);
-        let words = (2 * HUGE_PAGE / 8) as u64;
-        assert_eq!(
-            frd(h.as_u64()),
-            0x0101_0101_0101_0101u64.wrapping_mul(words)
-        );
+        assert_eq!(frd(h.as_u64()), frd_of_ones(2 * HUGE_PAGE));
         // 0 where THP is off or no huge page was free, never more than the
         // buffer; the heap's answer is not the buffer's own.
         let huge = h.huge_bytes().expect("smaps has the mapping");

@@ -5,6 +5,7 @@
 //! Kept apart from the latency endpoints on purpose (they were written at
 //! the same time); the two may be merged later.
 
+pub mod add_chain;
 pub mod ceiling;
 pub mod kernels;
 
@@ -187,20 +188,19 @@ impl Mapping {
 }
 
 /// Sums every 8-byte word of `words` (wrapping): the reread sum of
-/// bw_file_rd and bw_mmap_rd. lmbench's reread loops add up every word of
-/// each block they read, so the bytes counted are the bytes loaded; the
-/// bulk goes through [`kernels::frd`] (scalar volatile loads, four
-/// independent sums), a tail of fewer than 8 words through a plain loop.
-///
-/// Scalar, as lmbench's compiled sum is: gcc 12 leaves its 128-term sum
-/// of each 1 KB block scalar at -O, -O2 and -O3. Rereading a cached 128
-/// MB file in 64 KB reads (Xeon guest, one process, passes alternated),
-/// that C sum read 0.92-0.94 of a vectorised sum's MB/s and this one
-/// 0.91-0.95 (issue 12): the column keeps lmbench's instruction mix.
+/// bw_file_rd and bw_mmap_rd. lmbench's reread loops (its bread) add up
+/// every long of each 1 KB block they read, so the bytes counted are the
+/// bytes loaded. Whole blocks go through [`add_chain::long_blocks`], the
+/// 128-add chain per block that lmbench's compiled bread is; a tail of
+/// less than a block (lmbench leaves it unread; a short read can end one
+/// here) through a plain volatile loop, so the sum is still every word's.
 #[inline]
 pub fn sum_words(words: &[u64]) -> u64 {
-    let bulk = words.len() / 8 * 8;
-    kernels::frd(&words[..bulk]).wrapping_add(kernels::sum_tail(&words[bulk..]))
+    let blocks = words.len() * 8 / add_chain::LONG_BLOCK;
+    let bulk = blocks * add_chain::LONG_BLOCK / 8;
+    // SAFETY: a u64 slice's bytes, 8-aligned; blocks * 1 KB <= its length.
+    let sum = unsafe { add_chain::long_blocks(words.as_ptr().cast(), blocks) };
+    sum.wrapping_add(kernels::sum_tail(&words[bulk..]))
 }
 
 /// Reads `size` bytes of the open file from its current offset in reads of
