@@ -29,7 +29,8 @@
 //!   of the paired ratios (bench / reference). Two pairs of the bench's
 //!   own cells too: Mem read over huge pages against Mem read
 //!   (`memrd_huge/memrd`, the summary's THP read) and Mmap reread against
-//!   Mem read (`mmap/memrd`), so TLB reach is seen in one process.
+//!   Mem read (`mmap/memrd`), so TLB reach is seen in one process, with
+//!   the share of the mapping the kernel maps with 2 MB entries.
 //!
 //! - `par SIZE`: k = 1, 2, 4, 8, 16, 32 independent chains that split the
 //!   thrash order of SIZE into k cycles, advanced in lock step (par_mem's
@@ -224,6 +225,14 @@ fn abw(size: usize, rounds: usize) {
     // SAFETY: a read-only shared mapping of a scratch file only this
     // process holds; nothing writes or truncates it meanwhile.
     let plain = unsafe { memmap2::MmapOptions::new().len(size).map(&f) }.expect("mmap");
+    // How much of the mapping the kernel maps with 2 MB entries (page-cache
+    // large folios): the TLB reach Mmap reread has over Mem read's heap.
+    if let Some(pmd) = lmbench_support::vm::file_pmd_mapped_bytes(map.as_u64().as_ptr().cast()) {
+        println!(
+            "abw mmap: {:.0}% of the mapping mapped with 2 MB entries (FilePmdMapped)",
+            100.0 * pmd as f64 / size as f64
+        );
+    }
     ab_passes("mmap", size, rounds, || map.sum(), || sum(&plain));
     // The summary's two cells side by side: Mmap reread against Mem read.
     ab_passes(

@@ -236,22 +236,36 @@ pub fn mem_available() -> Option<u64> {
 /// off (`never`) or the kernel may have no free 2 MiB page to give. None
 /// where the OS does not say (not Linux, no smaps, no mapping at `addr`).
 pub fn anon_huge_bytes(addr: *const u8) -> Option<u64> {
+    smaps_bytes(addr, "AnonHugePages")
+}
+
+/// Bytes of the file mapping that holds `addr` that the kernel maps with
+/// 2 MiB entries (its `FilePmdMapped` line in /proc/self/smaps): page-cache
+/// large folios mapped whole, which give a reread through mmap the TLB
+/// reach that THP gives anonymous memory. None where the OS does not say.
+pub fn file_pmd_mapped_bytes(addr: *const u8) -> Option<u64> {
+    smaps_bytes(addr, "FilePmdMapped")
+}
+
+/// The `field` (kB) of the mapping that holds `addr` in /proc/self/smaps,
+/// in bytes.
+fn smaps_bytes(addr: *const u8, field: &str) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         let text = std::fs::read_to_string("/proc/self/smaps").ok()?;
-        smaps_anon_huge(&text, addr as u64)
+        smaps_field(&text, addr as u64, field)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = addr;
+        let _ = (addr, field);
         None
     }
 }
 
-/// [`anon_huge_bytes`] from the text of an smaps file: the mapping whose
-/// `start-end` header line covers `addr`, then its AnonHugePages (kB).
+/// [`smaps_bytes`] from the text of an smaps file: the mapping whose
+/// `start-end` header line covers `addr`, then its `field` (kB).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn smaps_anon_huge(smaps: &str, addr: u64) -> Option<u64> {
+fn smaps_field(smaps: &str, addr: u64, field: &str) -> Option<u64> {
     let mut inside = false;
     for line in smaps.lines() {
         let range = line.split_whitespace().next().and_then(|r| {
@@ -267,7 +281,10 @@ fn smaps_anon_huge(smaps: &str, addr: u64) -> Option<u64> {
                 inside = (a..b).contains(&addr);
             }
             _ if inside => {
-                if let Some(kb) = line.strip_prefix("AnonHugePages:") {
+                let value = line
+                    .strip_prefix(field)
+                    .and_then(|rest| rest.strip_prefix(':'));
+                if let Some(kb) = value {
                     return kb
                         .trim()
                         .trim_end_matches("kB")
@@ -339,9 +356,10 @@ mod tests {
     #[test]
     fn smaps_gives_the_huge_bytes_of_the_mapping_at_an_address() {
         let smaps = "\
-55d0c0000000-55d0c0021000 r--p 00000000 fd:01 123  /usr/bin/x
-Size:                132 kB
+55d0c0000000-55d0c0400000 r--p 00000000 fd:01 123  /usr/bin/x
+Size:               4096 kB
 AnonHugePages:         0 kB
+FilePmdMapped:      2048 kB
 7f0000000000-7f0008000000 rw-p 00000000 00:00 0 
 Size:             131072 kB
 Rss:              131072 kB
@@ -351,16 +369,23 @@ ShmemPmdMapped:        0 kB
 AnonHugePages:         4 kB
 ";
         assert_eq!(
-            smaps_anon_huge(smaps, 0x7f00_0400_0000),
+            smaps_field(smaps, 0x7f00_0400_0000, "AnonHugePages"),
             Some(126_976 * 1024)
         );
         assert_eq!(
-            smaps_anon_huge(smaps, 0x7f00_0000_0000),
+            smaps_field(smaps, 0x7f00_0000_0000, "AnonHugePages"),
             Some(126_976 * 1024)
         );
-        assert_eq!(smaps_anon_huge(smaps, 0x55d0_c000_0100), Some(0));
-        assert_eq!(smaps_anon_huge(smaps, 0x7f00_0800_0000), Some(4096));
-        assert_eq!(smaps_anon_huge(smaps, 0x1000), None);
+        let anon = |addr| smaps_field(smaps, addr, "AnonHugePages");
+        assert_eq!(anon(0x55d0_c000_0100), Some(0));
+        assert_eq!(anon(0x7f00_0800_0000), Some(4096));
+        assert_eq!(anon(0x1000), None);
+        // Another field of the same mapping; a field it lacks is None.
+        assert_eq!(
+            smaps_field(smaps, 0x55d0_c000_0100, "FilePmdMapped"),
+            Some(2048 * 1024)
+        );
+        assert_eq!(smaps_field(smaps, 0x7f00_0800_0000, "FilePmdMapped"), None);
     }
 
     #[cfg(target_os = "linux")]

@@ -11,7 +11,8 @@
 //!   mapping of a cached scratch file;
 //! - `reread`: `bw::read_sum` (File reread: read(2) in 64 KB chunks) against
 //!   the same reads summed by C bread;
-//! - `aa`: C frd against itself, the pairing's own noise on this machine.
+//! - `aa`, `aa-mmap`: C frd against itself over a heap buffer, and C bread
+//!   against itself over a mapping: the pairing's own noise here.
 //!
 //! Prints each side's median MB/s (10^6) and the median of the per-round
 //! ratios suite / C. Every pass's sum is checked against the C sum first,
@@ -155,7 +156,7 @@ fn pair(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: c-ref memrd|mmap|reread|aa SIZE [ROUNDS]   (SIZE like 128m, a multiple of 1k)";
+        "usage: c-ref memrd|mmap|reread|aa|aa-mmap SIZE [ROUNDS]   (SIZE like 128m, a multiple of 1k)";
     let (Some(mode), Some(size)) = (args.first(), args.get(1).and_then(|s| bw::parse_size(s)))
     else {
         eprintln!("{usage}");
@@ -195,16 +196,21 @@ fn main() {
                 );
             }
         }
-        "mmap" => {
+        "mmap" | "aa-mmap" => {
             let scratch = Scratch::new(size);
             let map = bw::Mapping::new(scratch.file.as_raw_fd(), size).expect("c-ref: mmap");
-            pair(
-                "Mmap reread",
-                size,
-                rounds,
-                || bread_c(map.as_u64()),
-                || map.sum(),
-            );
+            let words = map.as_u64();
+            if mode == "aa-mmap" {
+                pair(
+                    "C bread / C bread, mapped",
+                    size,
+                    rounds,
+                    || bread_c(words),
+                    || bread_c(words),
+                );
+            } else {
+                pair("Mmap reread", size, rounds, || bread_c(words), || map.sum());
+            }
         }
         "reread" => {
             let scratch = Scratch::new(size);
