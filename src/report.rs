@@ -125,6 +125,38 @@ pub fn render(runs: &[Run]) -> Result<String> {
     text(runs, &Options::default())
 }
 
+/// The notes of table `t` for the runs that have data in it
+/// ([`merge_notes`]).
+fn run_notes(t: &Table, runs: &[Run]) -> String {
+    let per_run: Vec<(String, Vec<String>)> = runs
+        .iter()
+        .filter(|r| r.imported.is_none() && table::has_data(t, std::slice::from_ref(*r)))
+        .map(|r| (r.host(), (t.notes)(r)))
+        .collect();
+    merge_notes(&per_run)
+}
+
+/// Notes of several runs, (host, notes) each, as lines under a table: a
+/// note every run has is printed once; one that only some runs have is
+/// printed for each of them, after its host (three runs of one machine
+/// share most notes, and a note that differs must say whose it is).
+fn merge_notes(per_run: &[(String, Vec<String>)]) -> String {
+    let mut out = String::new();
+    let mut printed = std::collections::HashSet::new();
+    for (host, notes) in per_run {
+        for n in notes {
+            if per_run.iter().all(|(_, all)| all.contains(n)) {
+                if printed.insert(n) {
+                    out.push_str(&format!("  {n}\n"));
+                }
+            } else {
+                out.push_str(&format!("  {host}: {n}\n"));
+            }
+        }
+    }
+    out
+}
+
 fn text(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = table::banner();
     let mut any_busy = false;
@@ -138,14 +170,7 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
         }
         // lmbench's "Guesses", the cache points and sizes used, under the
         // table.
-        for r in runs
-            .iter()
-            .filter(|r| r.imported.is_none() && table::has_data(t, std::slice::from_ref(*r)))
-        {
-            for n in (t.notes)(r) {
-                out.push_str(&format!("  {n}\n"));
-            }
-        }
+        out.push_str(&run_notes(t, runs));
         // Whom the remote figures were measured against.
         if t.key == REMOTE_LAT.key || t.key == REMOTE_BW.key {
             for r in runs
@@ -351,4 +376,33 @@ fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
         doc["spread"] = json!(kind.describe());
     }
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_notes;
+
+    #[test]
+    fn shared_notes_print_once_and_differing_ones_name_their_run() {
+        let run = |host: &str, notes: &[&str]| {
+            (
+                host.to_string(),
+                notes.iter().map(|n| n.to_string()).collect(),
+            )
+        };
+        let per_run = [
+            run("m/a", &["Points: L1 at 16K", "Curve: rises at 1M-8M"]),
+            run("m/b", &["Points: L1 at 16K", "Curve: rises at 1M-4M"]),
+        ];
+        assert_eq!(
+            merge_notes(&per_run),
+            "  Points: L1 at 16K\n  m/a: Curve: rises at 1M-8M\n  m/b: Curve: rises at 1M-4M\n"
+        );
+        // One run: its notes as they are; none: nothing.
+        assert_eq!(
+            merge_notes(&per_run[..1]),
+            "  Points: L1 at 16K\n  Curve: rises at 1M-8M\n"
+        );
+        assert_eq!(merge_notes(&[]), "");
+    }
 }
