@@ -19,11 +19,11 @@
 //! so a short read or a skipped block fails instead of timing fast.
 
 use std::hint::black_box;
-use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use lmbench_support::bw::{self, kernels};
+use lmbench_support::fs::ScratchFile;
 
 extern "C" {
     fn c_frd(p: *const i32, bytes: i64) -> i64;
@@ -42,47 +42,21 @@ fn bread_c(words: &[u64]) -> u64 {
     unsafe { c_bread(words.as_ptr().cast(), (words.len() * 8) as i64) as u64 }
 }
 
-/// A scratch file of `size` patterned bytes in the temp directory,
-/// written, synced and read once (so its pages are cached); removed on
-/// drop, also when a check panics.
+/// The suite's scratch file of `size` bytes (`fs::ScratchFile`, as the
+/// reread benches write theirs: removed on drop, also when a check
+/// panics), opened for reading and read once, so its pages are cached.
 struct Scratch {
     file: std::fs::File,
-    path: std::path::PathBuf,
+    _dir: ScratchFile,
 }
 
 impl Scratch {
     fn new(size: usize) -> Scratch {
-        let path = std::env::temp_dir().join(format!("c-ref.{}", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .unwrap_or_else(|e| panic!("c-ref: cannot create {}: {e}", path.display()));
-        let scratch = Scratch { file, path };
-        let chunk: Vec<u8> = (0..1 << 20)
-            .map(|i: u32| (i.wrapping_mul(2654435761) >> 13) as u8)
-            .collect();
-        let mut left = size;
-        while left > 0 {
-            let n = left.min(chunk.len());
-            (&scratch.file)
-                .write_all(&chunk[..n])
-                .expect("c-ref: write scratch file");
-            left -= n;
-        }
-        scratch.file.sync_all().expect("c-ref: fsync scratch file");
-        let fd = scratch.file.as_raw_fd();
+        let dir = ScratchFile::new(size).expect("c-ref: scratch file");
+        let file = std::fs::File::open(dir.path()).expect("c-ref: open scratch file");
         let mut buf = kernels::Buf::new(bw::XFER, 0).expect("c-ref: buffer");
-        bw::rewind(fd).expect("c-ref: rewind");
-        bw::read_sum(fd, &mut buf, size).expect("c-ref: first read");
-        scratch
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        bw::read_sum(file.as_raw_fd(), &mut buf, size).expect("c-ref: first read");
+        Scratch { file, _dir: dir }
     }
 }
 
@@ -236,8 +210,9 @@ fn main() {
 mod tests {
     use super::*;
 
-    /// The suite's sums equal the C loops' over the same patterned bytes
-    /// (whole blocks), so both sides do the same work.
+    /// The suite's sums equal the C loops' over the same bytes (a
+    /// patterned buffer, the suite's scratch file; whole blocks), so both
+    /// sides do the same work.
     #[test]
     fn suite_sums_equal_lmbench_sums_in_c() {
         let size = 1 << 20;
@@ -255,7 +230,7 @@ mod tests {
         let mut a = kernels::Buf::new(bw::XFER, 0).unwrap();
         let mut b = kernels::Buf::new(bw::XFER, 0).unwrap();
         assert_eq!(reread_suite(fd, &mut a, size), reread_c(fd, &mut b, size));
-        let path = scratch.path.clone();
+        let path = scratch._dir.path().to_path_buf();
         drop(scratch);
         assert!(!path.exists());
     }
