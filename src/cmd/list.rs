@@ -44,7 +44,7 @@ pub fn run(_: Args) -> anyhow::Result<()> {
 /// The memory-latency table's columns read sweep points chosen from this
 /// machine's cache sizes: name them.
 fn mem_lat_points() {
-    use lmbench_support::catalog::lat_mem_rd::{point, MAX_SIZE, RAND_FN, TABLE_FN};
+    use lmbench_support::catalog::lat_mem_rd::{point, RAND_FN, TABLE_FN};
     use lmbench_support::catalog::tables::level_points;
     use lmbench_support::catalog::Lookup;
     use lmbench_support::size;
@@ -75,9 +75,15 @@ fn mem_lat_points() {
             ),
         }
     }
+    let (top, capped, _) = lmbench_support::chase::machine_top_size();
     println!(
-        "  Main mem  {}    Rand mem  {}",
-        id(TABLE_FN, MAX_SIZE),
-        id(RAND_FN, MAX_SIZE)
+        "  Main mem  {}    Rand mem  {}    (this machine's top size{})",
+        id(TABLE_FN, top),
+        id(RAND_FN, top),
+        if capped {
+            ", capped under 4x the last-level cache"
+        } else {
+            ""
+        }
     );
 }

@@ -412,6 +412,15 @@ pub fn chase_all(chains: &mut [Chain], buf: &Buffer, hops: u64) {
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 24 32)
 }
 
+/// The largest working set of lat_mem_rd's sweep on this machine
+/// (`catalog::lat_mem_rd::top_size` of the OS's last-level cache and the
+/// memory available): (bytes, capped, the cache it was derived from).
+pub fn machine_top_size() -> (u64, bool, Option<u64>) {
+    let llc = crate::bw::machine_llc();
+    let (top, capped) = crate::catalog::lat_mem_rd::top_size(llc, crate::bw::mem_available());
+    (top, capped, llc)
+}
+
 /// True when Criterion only lists the benchmarks (`-- --list`): nothing
 /// runs, so benches skip building their chains.
 pub fn criterion_listing() -> bool {

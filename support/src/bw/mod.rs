@@ -236,10 +236,16 @@ pub fn read_sum(fd: RawFd, buf: &mut kernels::Buf, size: usize) -> io::Result<u6
 /// `catalog::bw_mem::top_size`. Returns (bytes, capped by memory, the
 /// last-level cache the size was derived from).
 pub fn machine_top_size() -> (u64, bool, Option<u64>) {
-    let facts = crate::machine::Facts::collect();
-    let llc = ["l3", "l2"].iter().find_map(|l| facts.cache_bytes(l));
+    let llc = machine_llc();
     let (top, capped) = crate::catalog::bw_mem::top_size(llc, mem_available());
     (top, capped, llc)
+}
+
+/// This machine's last-level cache as the OS reports it (L3, else L2), in
+/// bytes: what the memory sweeps' top sizes are derived from.
+pub fn machine_llc() -> Option<u64> {
+    let facts = crate::machine::Facts::collect();
+    ["l3", "l2"].iter().find_map(|l| facts.cache_bytes(l))
 }
 
 /// The metrics of a reread program (bw_file_rd, bw_mmap_rd) this machine
@@ -279,7 +285,7 @@ pub type RereadSizes = Vec<(&'static crate::catalog::Metric, usize)>;
 
 /// MemAvailable from /proc/meminfo, in bytes.
 #[cfg(target_os = "linux")]
-fn mem_available() -> Option<u64> {
+pub fn mem_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -287,7 +293,7 @@ fn mem_available() -> Option<u64> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn mem_available() -> Option<u64> {
+pub fn mem_available() -> Option<u64> {
     None
 }
 

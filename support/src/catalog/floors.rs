@@ -38,6 +38,9 @@ pub static FLOORS: &[Floor] = &[
     f(point(mem::THRASH, "1g"), &floor::THRASH_1G),
     f(point(mem::PAGE, "1g"), &floor::PAGE_1G),
     f(point(mem::INPAGE, "1g"), &floor::INPAGE_1G),
+    f(point(mem::THRASH, "2g"), &floor::THRASH_2G),
+    f(point(mem::PAGE, "2g"), &floor::PAGE_2G),
+    f(point(mem::INPAGE, "2g"), &floor::INPAGE_2G),
     f(point(mem::INPAGE, "16m"), &floor::INPAGE_16M),
 ];
 

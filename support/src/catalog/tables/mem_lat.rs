@@ -4,7 +4,7 @@
 //! not at lmbench's fixed 1 KB and 128 KB; `mem_notes` says which sizes
 //! were used and which levels the curve does not confirm (lmbench's
 //! "Guesses").
-use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, MAX_SIZE, PAGE_FN, RAND_FN, TABLE_FN};
+use crate::catalog::lat_mem_rd::{self as lm, INPAGE_FN, LOW_TOP, PAGE_FN, RAND_FN, TABLE_FN};
 use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 use crate::size::human as human_size;
 
@@ -37,13 +37,13 @@ pub static MEM_LAT: Table = Table {
             "Main mem",
             "",
             8,
-            Source::Computed(|| at_max(TABLE_FN), main_mem),
+            Source::Computed(|| top_points(TABLE_FN), main_mem),
         ),
         Column::new(
             "Rand mem",
             "",
             8,
-            Source::Computed(|| at_max(RAND_FN), rand_mem),
+            Source::Computed(|| top_points(RAND_FN), rand_mem),
         ),
     ],
 };
@@ -80,13 +80,13 @@ pub static MEM_RAND: Table = Table {
             "Main mem",
             "",
             8,
-            Source::Computed(|| at_max(INPAGE_FN), in_page_mem),
+            Source::Computed(|| top_points(INPAGE_FN), in_page_mem),
         ),
         Column::new(
             "TLB/page",
             "walk",
             8,
-            Source::Computed(|| at_max(PAGE_FN), page_walk),
+            Source::Computed(|| top_points(PAGE_FN), page_walk),
         ),
     ],
 };
@@ -109,9 +109,39 @@ fn inpage_sweep() -> Vec<&'static Metric> {
         .collect()
 }
 
-/// The point of chain `function` at the sweep's largest size.
-fn at_max(function: &str) -> Vec<&'static Metric> {
-    lm::point(function, MAX_SIZE).into_iter().collect()
+/// The points of chain `function` a run's top size can be at, then those
+/// [`run_top`] reads to find it.
+fn top_points(function: &str) -> Vec<&'static Metric> {
+    let mut v: Vec<&'static Metric> = Vec::new();
+    for f in [function, RAND_FN, TABLE_FN] {
+        for (s, m) in lm::curve(f) {
+            if s >= LOW_TOP && !v.iter().any(|x| std::ptr::eq(*x, m)) {
+                v.push(m);
+            }
+        }
+    }
+    v
+}
+
+/// The working set a run's memory columns (Main mem, Rand mem and their
+/// random-in-level counterparts) read at: the machine's top size when the
+/// run was made (`lat_mem_rd::top_size`; 1 GiB in runs before it was per
+/// machine), found as the largest size the Rand mem chain, else the
+/// stride-128 chain, has a figure at.
+pub fn run_top(run: &dyn Lookup) -> Option<u64> {
+    [RAND_FN, TABLE_FN].iter().find_map(|f| {
+        lm::curve(f)
+            .into_iter()
+            .rev()
+            .take_while(|(s, _)| *s >= LOW_TOP)
+            .find(|(_, m)| run.value(m).is_some())
+            .map(|(s, _)| s)
+    })
+}
+
+/// Chain `function`'s figure at the run's top size.
+fn at_top(run: &dyn Lookup, function: &str) -> Option<f64> {
+    run.value(lm::point(function, run_top(run)?)?)
 }
 
 fn in_level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
@@ -120,11 +150,11 @@ fn in_level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
 }
 
 fn in_page_mem(run: &dyn Lookup) -> Option<f64> {
-    run.value(lm::point(INPAGE_FN, MAX_SIZE)?)
+    at_top(run, INPAGE_FN)
 }
 
 fn page_walk(run: &dyn Lookup) -> Option<f64> {
-    run.value(lm::point(PAGE_FN, MAX_SIZE)?)
+    at_top(run, PAGE_FN)
 }
 
 const LEVELS: [&str; 3] = ["L1", "L2", "L3"];
@@ -134,11 +164,11 @@ const FACTS: [&str; 3] = ["cache_l1d", "cache_l2", "cache_l3"];
 const RISE: f64 = 1.3;
 
 fn main_mem(run: &dyn Lookup) -> Option<f64> {
-    run.value(lm::point(TABLE_FN, MAX_SIZE)?)
+    at_top(run, TABLE_FN)
 }
 
 fn rand_mem(run: &dyn Lookup) -> Option<f64> {
-    run.value(lm::point(RAND_FN, MAX_SIZE)?)
+    at_top(run, RAND_FN)
 }
 
 fn level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
@@ -300,23 +330,26 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
             None => format!("{name} $ -"),
         })
         .collect();
+    let top = run_top(run);
     notes.push(format!(
         "Points (stride 128): {}; Main mem and Rand mem at {}.",
         used.join(", "),
-        human_size(MAX_SIZE)
+        top.map_or("-".into(), human_size)
     ));
     notes.push(
         "Rand mem: lmbench's chain, every line once, consecutive loads on different pages (TLB misses included)."
             .into(),
     );
     let last = levels(run).iter().flatten().map(|(b, _)| *b).max();
-    if let Some(llc) = last.filter(|&b| 4 * b > MAX_SIZE) {
-        notes.push(format!(
-            "Capped: the sweep stops at {}, only {:.1}x the {} last-level cache (lmbench wants 4x+), so Main mem may still be partly cached.",
-            human_size(MAX_SIZE),
-            MAX_SIZE as f64 / llc as f64,
-            human_size(llc)
-        ));
+    if let (Some(top), Some(llc)) = (top, last) {
+        if 4 * llc > top {
+            notes.push(format!(
+                "Capped: the sweep stops at {}, only {:.1}x the {} last-level cache (lmbench wants 4x+), so Main mem may still be partly cached.",
+                human_size(top),
+                top as f64 / llc as f64,
+                human_size(llc)
+            ));
+        }
     }
     let ends = curve_ends(run);
     if !curve(run, LEVEL_FN).is_empty() {
@@ -369,7 +402,7 @@ pub fn rand_notes(run: &dyn Lookup) -> Vec<String> {
         format!(
             "Points (random lines within random pages, middle of each level): {}; Main mem and TLB/page walk at {}.",
             used.join(", "),
-            human_size(MAX_SIZE)
+            run_top(run).map_or("-".into(), human_size)
         ),
         "TLB/page walk: one load per 4 KB page, pages in random order (1/64 of the lines: mostly cached data, a TLB miss per load).".into(),
     ]
@@ -451,17 +484,24 @@ mod tests {
 
     /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
     /// 300M L3 (whose curve rises at 16M-32M).
+    /// A run whose sweep stopped at `top` (1 GiB before top sizes were
+    /// per machine).
     struct Fake {
         l3: bool,
+        top: u64,
+    }
+    impl Fake {
+        const OLD_TOP: u64 = 1 << 30;
     }
     impl Lookup for Fake {
         fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
-            let size = lm::size_of(m)?;
+            let size = lm::size_of(m).filter(|&s| s <= self.top)?;
             Some(match size {
                 s if s <= 48 << 10 => 1.0,
                 s if s <= 512 << 10 => 4.0,
                 s if s <= 24 << 20 => 20.0,
-                _ => 90.0,
+                s if s <= 1 << 30 => 90.0,
+                _ => 95.0,
             })
         }
         fn fact(&self, key: &str) -> Option<String> {
@@ -476,17 +516,41 @@ mod tests {
 
     #[test]
     fn points_sit_inside_each_level() {
-        let p = level_points(&Fake { l3: true });
+        let p = level_points(&Fake {
+            l3: true,
+            top: Fake::OLD_TOP,
+        });
         assert_eq!(p[0].map(|x| x.0), Some(24 << 10));
         assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
         assert_eq!(p[2].map(|x| x.0), Some(128 << 20));
-        assert_eq!(level_value(&Fake { l3: true }, 0), Some(1.0));
-        assert_eq!(level_value(&Fake { l3: true }, 1), Some(20.0));
+        assert_eq!(
+            level_value(
+                &Fake {
+                    l3: true,
+                    top: Fake::OLD_TOP
+                },
+                0
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            level_value(
+                &Fake {
+                    l3: true,
+                    top: Fake::OLD_TOP
+                },
+                1
+            ),
+            Some(20.0)
+        );
     }
 
     #[test]
     fn random_in_level_sits_at_the_middle_of_each_level() {
-        let run = Fake { l3: true };
+        let run = Fake {
+            l3: true,
+            top: Fake::OLD_TOP,
+        };
         let p = level_points_of(&run, INPAGE_FN);
         assert_eq!(p[0].map(|x| x.0), Some(16 << 10));
         assert_eq!(p[1].map(|x| x.0), Some(1 << 20));
@@ -497,10 +561,45 @@ mod tests {
         let n = rand_notes(&run).join("\n");
         assert!(n.contains("L1 $ at 16K (OS L1 48K)"), "{n}");
         // Rand mem reads lmbench's thrash chain, not the page walk.
-        assert_eq!(
-            lm::point(RAND_FN, MAX_SIZE).map(|m| m.id),
-            Some("lat_mem_rd/thrash/1g")
+        let top = top_points(RAND_FN);
+        assert_eq!(top.first().map(|m| m.id), Some("lat_mem_rd/thrash/64m"));
+        assert!(top.iter().any(|m| m.id == "lat_mem_rd/thrash/2g"));
+    }
+
+    #[test]
+    fn memory_columns_read_at_the_runs_top_size() {
+        let old = Fake {
+            l3: true,
+            top: Fake::OLD_TOP,
+        };
+        let new = Fake {
+            l3: true,
+            top: 2 << 30,
+        };
+        assert_eq!(run_top(&old), Some(1 << 30));
+        assert_eq!(run_top(&new), Some(2 << 30));
+        for f in [main_mem, rand_mem, in_page_mem, page_walk] {
+            assert_eq!(f(&old), Some(90.0));
+            assert_eq!(f(&new), Some(95.0));
+        }
+        // 1G is 3.4x a 300M cache, 2G 6.8x: only the old run is capped.
+        let (o, n) = (mem_notes(&old).join("\n"), mem_notes(&new).join("\n"));
+        assert!(
+            o.contains("Main mem and Rand mem at 1G.") && o.contains("Capped"),
+            "{o}"
         );
+        assert!(
+            n.contains("Main mem and Rand mem at 2G.") && !n.contains("Capped"),
+            "{n}"
+        );
+        let r = rand_notes(&new).join("\n");
+        assert!(r.contains("Main mem and TLB/page walk at 2G."), "{r}");
+        // A run with no point at a top size (a filtered run) has no top.
+        let small = Fake {
+            l3: true,
+            top: 32 << 20,
+        };
+        assert_eq!((run_top(&small), rand_mem(&small)), (None, None));
     }
 
     /// A curve at 256M by stride 16, 32, 64, 128, 256 (ns).
@@ -560,7 +659,11 @@ mod tests {
 
     #[test]
     fn notes_flag_unconfirmed_levels_and_the_cap() {
-        let n = mem_notes(&Fake { l3: true }).join("\n");
+        let n = mem_notes(&Fake {
+            l3: true,
+            top: Fake::OLD_TOP,
+        })
+        .join("\n");
         assert!(n.contains("L1 48K confirmed"), "{n}");
         assert!(
             n.contains("OS says 2M L2 but latency rises at 512K-1M"),
@@ -576,8 +679,17 @@ mod tests {
 
     #[test]
     fn a_level_the_os_does_not_give_comes_from_the_curve() {
-        let lv = levels(&Fake { l3: false });
+        let lv = levels(&Fake {
+            l3: false,
+            top: Fake::OLD_TOP,
+        });
         assert_eq!(lv[2], Some((16 << 20, "curve")));
-        assert_eq!(curve_ends(&Fake { l3: false })[0], (32 << 10, 64 << 10));
+        assert_eq!(
+            curve_ends(&Fake {
+                l3: false,
+                top: Fake::OLD_TOP
+            })[0],
+            (32 << 10, 64 << 10)
+        );
     }
 }
