@@ -23,8 +23,14 @@
 //! - `line16` .. `line256` (not in lmbench): the `inpage` chain with slots
 //!   16-256 B apart at 256 MiB, the cache-line detector: the latency rises
 //!   with the stride until each slot is a line of its own, and the random
-//!   order keeps the prefetchers from hiding that (lmbench's stride chains
-//!   keep rising past the line because prefetchers fetch ahead).
+//!   order keeps the stream prefetchers from hiding that (lmbench's stride
+//!   chains keep rising past the line because prefetchers fetch ahead).
+//!   An adjacent-line prefetcher (Intel's spatial prefetcher: each miss
+//!   also fetches the line's 128 B-aligned pair) is not fooled by order:
+//!   where it makes the 64 to 128 B step as steep as the steps below, the
+//!   curve shows the pair, and the summary's note says it is twice the
+//!   OS's line (on a Xeon guest that step read 1.6-1.7x with 2 MB pages
+//!   too, so it is not TLB reach).
 //!
 //! The headline is the minimum over the samples, as lmbench reports; the
 //! median is kept too.

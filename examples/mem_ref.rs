@@ -511,8 +511,8 @@ fn main() {
         }
         "memrd_huge" => {
             // The same sum over an anonymous mapping asked for transparent
-            // huge pages: how much of Mem read is TLB reach (a page-cache
-            // mapping of large folios may get it where the heap does not).
+            // huge pages: how much of Mem read is TLB reach (`abw` prints
+            // how much of a page-cache mapping the kernel maps 2 MB).
             let huge = lmbench_support::bw::kernels::Buf::huge(size, 0x5a).expect("huge buffer");
             let share = huge.huge_bytes().unwrap_or(0) * 100 / size as u64;
             let mbps = bandwidth(size, passes, || sum(huge.as_bytes()));
