@@ -127,15 +127,20 @@ fn chases(c: &mut Criterion, file: &ScratchFile) {
     sweep_group(&mut g);
     let mut peer = None;
     let top = lmbench_support::chase::machine_top_size().0;
-    for (m, chain, size) in [
-        (&cat::THRASH_1G, "thrash 1g", 1 << 30),
-        (&cat::PAGE_1G, "page 1g", 1 << 30),
-        (&cat::INPAGE_1G, "inpage 1g", 1 << 30),
-        (&cat::THRASH_2G, "thrash 2g", 2 << 30),
-        (&cat::PAGE_2G, "page 2g", 2 << 30),
-        (&cat::INPAGE_2G, "inpage 2g", 2 << 30),
-        (&cat::INPAGE_16M, "inpage 16m", 16 << 20),
+    for m in [
+        &cat::THRASH_1G,
+        &cat::PAGE_1G,
+        &cat::INPAGE_1G,
+        &cat::THRASH_2G,
+        &cat::PAGE_2G,
+        &cat::INPAGE_2G,
+        &cat::INPAGE_16M,
     ] {
+        // `floor/<shape>/<size>`: the peer's request is `<shape> <size>`.
+        let (shape, size_id) = m.function_and_parameter();
+        let size_id = size_id.expect("a memory floor names its size");
+        let size = lmbench_support::size::parse(size_id).expect("catalog sizes parse");
+        let chain = format!("{shape} {size_id}");
         if listing {
             g.bench(m, |_| Duration::ZERO); // listed, never run
         } else if test_mode() {
@@ -144,7 +149,7 @@ fn chases(c: &mut Criterion, file: &ScratchFile) {
             g.skip(m, "above this machine's lat_mem_rd top size");
         } else if selected.wants(m.id) {
             let peer = peer.get_or_insert_with(|| start(m, file));
-            bench_peer_op(&mut g, peer, m, "chase", chain);
+            bench_peer_op(&mut g, peer, m, "chase", &chain);
         }
     }
     g.finish();

@@ -505,9 +505,8 @@ mod tests {
     }
 
     /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
-    /// 300M L3 (whose curve rises at 16M-32M).
-    /// A run whose sweep stopped at `top` (1 GiB before top sizes were
-    /// per machine).
+    /// 300M L3 (whose curve rises at 16M-32M), in a run whose sweep stopped
+    /// at `top` (1 GiB before top sizes were per machine).
     struct Fake {
         l3: bool,
         top: u64,
