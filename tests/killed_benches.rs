@@ -283,6 +283,19 @@ fn a_stopped_peer_fails_its_bench_within_seconds_naming_the_metric() {
     );
 }
 
+/// Every file below `dir` (for a failure's message: what a bench left).
+fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(files_under(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
 #[test]
 fn a_killed_bench_leaves_no_peer_socket_or_scratch_and_results_still_read() {
     if !slow_tests() {
@@ -361,8 +374,9 @@ fn a_killed_bench_leaves_no_peer_socket_or_scratch_and_results_still_read() {
             .unwrap();
         assert!(
             out.status.success(),
-            "{metric}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            "{metric}: {}\nfiles under its results directory: {:?}",
+            String::from_utf8_lossy(&out.stderr),
+            files_under(&world.criterion().join(metric))
         );
         let live = lmbench::criterion_files::read_benchmark(&world.criterion(), metric).unwrap();
         assert!(live.is_some(), "{metric}: its latest results are gone");
