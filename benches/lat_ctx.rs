@@ -27,8 +27,9 @@
 //! its P overhead passes, so the work (and the wall time Criterion plans
 //! from) grows with the iterations; the sample returns the paired switch
 //! per hand-off times the iterations, so its "time per iteration" is that
-//! switch. A difference at or below zero is returned as
-//! [`cat::NOT_POSITIVE_NS`] per iteration (a duration cannot be negative).
+//! switch. A difference at or below `NOT_POSITIVE_NS` (1 ns) is
+//! returned as that per iteration (`Paired::sample`): a duration cannot be
+//! negative, and a zero-length sample makes Criterion discard the metric.
 //! Why in the helper: ring members should be small fresh processes (as
 //! lmbench's forked children are), not forks of Criterion's big process.
 //! A member that dies breaks the ring: the helper answers `err` and the
@@ -37,7 +38,7 @@
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode};
-use lmbench_support::catalog::lat_ctx::{self as cat, PROGRAM, SHAPES};
+use lmbench_support::catalog::lat_ctx::{PROGRAM, SHAPES};
 use lmbench_support::catalog::Metric;
 use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::peer::ctx::Paired;
@@ -67,8 +68,7 @@ fn paired(g: &mut Group, metric: &'static Metric, args: &[&str], p: usize) {
         let (b, m) = blocks(iters, p);
         let reply = check(metric, "ring", peer.call(&format!("pair {b} {m}"), TIMEOUT));
         let pair = check(metric, "ring", Paired::parse(&reply, p, b, m));
-        let ns = pair.switch_ns().max(cat::NOT_POSITIVE_NS) * iters as f64;
-        Duration::from_secs_f64(ns / 1e9)
+        pair.sample(iters)
     });
 }
 

@@ -145,7 +145,17 @@ impl Pass<'_> {
             failed(m, format_args!("{iters} touches took no fault"));
         }
         let net = touched.saturating_sub(remapped).as_nanos();
-        Duration::from_nanos((net * iters as u128 / faults as u128) as u64)
+        let ns = (net * iters as u128 / faults as u128) as u64;
+        if ns == 0 {
+            // Criterion would discard the metric for a zero-length sample.
+            failed(
+                m,
+                format_args!(
+                    "{iters} touches ({faults} faults) took {touched:?}, no longer than their remap passes ({remapped:?})"
+                ),
+            );
+        }
+        Duration::from_nanos(ns)
     }
 
     /// Faults per touched page over whole passes of at least `iters`

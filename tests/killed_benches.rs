@@ -327,6 +327,12 @@ fn a_killed_bench_leaves_no_peer_socket_or_scratch_and_results_still_read() {
             "{metric}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let saved = lmbench::criterion_files::read_benchmark(&world.criterion(), metric).unwrap();
+        assert!(
+            saved.is_some(),
+            "{metric}: the quick run saved no results: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
 
         let mut child = world.bench(bench, &long(&filter)).spawn().unwrap();
         let _guard = GroupGuard(child.id());

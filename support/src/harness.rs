@@ -15,6 +15,8 @@ use criterion::{
 use crate::activity;
 use crate::catalog::{Metric, Program};
 
+mod saved;
+
 /// The Criterion configuration every bench file uses.
 ///
 /// Criterion's plots cost several CPU-seconds per benchmark (more than many
@@ -148,8 +150,10 @@ impl<'a> Group<'a> {
         let (mode, samples, warm_up, measurement) = preset.class(class);
         inner
             .sampling_mode(mode)
-            .sample_size(samples)
             .nresamples(preset.nresamples(NRESAMPLES));
+        if !on_command_line(SAMPLE_SIZE_FLAG) {
+            inner.sample_size(samples);
+        }
         if !on_command_line(WARM_UP_FLAG) {
             inner.warm_up_time(warm_up);
         }
@@ -190,6 +194,7 @@ impl<'a> Group<'a> {
         let mut body = body;
         let mut window: Option<activity::Window> = None;
         let mut threads = ThreadCheck::from_env(metric);
+        let mut saved = saved::Watch::start(&criterion_home(), metric);
         let mut watched = |iters: u64| {
             let w = window.get_or_insert_with(activity::Window::start);
             threads.check();
@@ -197,6 +202,7 @@ impl<'a> Group<'a> {
             let took = body(iters);
             w.call_end(call);
             threads.check();
+            saved.returned(took);
             took
         };
         let (function, parameter) = metric.function_and_parameter();
@@ -213,6 +219,11 @@ impl<'a> Group<'a> {
         if let Some(w) = window {
             if records_results() {
                 record_activity(metric, &w.finish());
+                // A measurement Criterion discarded is a failure, never a
+                // metric silently missing from the run.
+                if let Some(why) = saved.lost() {
+                    failed(metric, why);
+                }
             }
         }
     }
@@ -244,12 +255,14 @@ impl<'a> Group<'a> {
     }
 }
 
-/// Criterion's flags for the times: given on a bench's command line they
-/// win over the class's and the bench's own times (a group's setting
-/// would otherwise override them), so `cargo bench -- --measurement-time
-/// 60` lengthens every metric as Criterion users expect.
+/// Criterion's flags for the times and the sample count: given on a
+/// bench's command line they win over the class's and the bench's own
+/// settings (a group's setting would otherwise override them), so `cargo
+/// bench -- --measurement-time 60` lengthens every metric and
+/// `--sample-size 10` shortens it, as Criterion users expect.
 const WARM_UP_FLAG: &str = "--warm-up-time";
 const MEASUREMENT_FLAG: &str = "--measurement-time";
+const SAMPLE_SIZE_FLAG: &str = "--sample-size";
 
 fn on_command_line(flag: &str) -> bool {
     std::env::args().any(|a| a == flag || a.starts_with(&format!("{flag}=")))
@@ -266,7 +279,9 @@ pub struct Tuner<'g, 'a> {
 
 impl Tuner<'_, '_> {
     pub fn sample_size(&mut self, n: usize) -> &mut Self {
-        self.group.sample_size(self.preset.samples(n));
+        if !on_command_line(SAMPLE_SIZE_FLAG) {
+            self.group.sample_size(self.preset.samples(n));
+        }
         self
     }
 
@@ -374,9 +389,17 @@ impl ThreadCheck {
 pub const BUSY_LINE: &str = "busy: ";
 
 /// True when this process writes results: a measurement, not Criterion's
-/// test mode, `--list` or a `--profile-time` run (which measure nothing).
+/// test mode, `--list`, a `--profile-time` run (which measure nothing) or
+/// a `--load-baseline` or `--discard-baseline` run (Criterion writes no
+/// `new/` for them).
 fn records_results() -> bool {
-    !test_mode() && !std::env::args().any(|a| a == "--profile-time" || a == "--list")
+    !test_mode()
+        && !std::env::args().any(|a| {
+            a == "--profile-time"
+                || a == "--list"
+                || a == "--discard-baseline"
+                || a.starts_with("--load-baseline")
+        })
 }
 
 /// Where Criterion writes this bench's results, found as Criterion finds

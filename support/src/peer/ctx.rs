@@ -26,7 +26,9 @@
 use std::hint::black_box;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::Duration;
 
+use crate::catalog::lat_ctx::NOT_POSITIVE_NS;
 use crate::{ipc, sys};
 
 const TOKEN: [u8; 4] = *b"ctx!";
@@ -129,6 +131,16 @@ impl Paired {
     /// when the switch is lost in the noise.
     pub fn switch_ns(&self) -> f64 {
         (self.ring_ns as f64 - self.overhead_ns as f64) / self.hops as f64
+    }
+
+    /// The Criterion sample of this pair for `iters` trips: the switch per
+    /// hand-off times `iters`, whole nanoseconds. A switch at or below
+    /// [`NOT_POSITIVE_NS`] is stored as that (a duration cannot be
+    /// negative), which keeps every sample at least 1 ns: Criterion
+    /// discards a benchmark with a zero-length sample.
+    pub fn sample(&self, iters: u64) -> Duration {
+        let ns = self.switch_ns().max(NOT_POSITIVE_NS) * iters.max(1) as f64;
+        Duration::from_nanos(ns.round() as u64)
     }
 }
 
@@ -318,6 +330,24 @@ mod tests {
         assert!(Paired::parse("2900 3000", 2, 10, 3).unwrap().switch_ns() < 0.0);
         for bad in ["", "1", "1 2 3", "1 -2", "a b"] {
             assert!(Paired::parse(bad, 2, 1, 1).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_sample_is_never_zero_and_marks_a_switch_in_the_noise() {
+        use super::NOT_POSITIVE_NS;
+        use std::time::Duration;
+        let p = Paired::parse("9000 3000", 2, 10, 3).unwrap();
+        assert_eq!(p.sample(7), Duration::from_nanos(700));
+        // Negative, zero and sub-nanosecond switches: the marker per trip,
+        // at least 1 ns for one trip (Criterion drops zero samples).
+        for reply in ["2900 3000", "3000 3000", "3001 3000"] {
+            let p = Paired::parse(reply, 2, 10, 3).unwrap();
+            for iters in [1, 3, 250, 100_000] {
+                let s = p.sample(iters);
+                assert_eq!(s.as_nanos() as f64, NOT_POSITIVE_NS * iters as f64);
+                assert!(!s.is_zero());
+            }
         }
     }
 }

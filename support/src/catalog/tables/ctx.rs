@@ -34,7 +34,8 @@ pub fn switch(
 /// Why a paired switch figure `v` of `ring` is not above its noise, if
 /// it is not: its median (and interval, when the run has samples).
 fn noise(run: &dyn Lookup, ring: &Metric, v: f64) -> Option<String> {
-    // Samples at or below zero are stored as NOT_POSITIVE_NS.
+    // Differences at or below NOT_POSITIVE_NS are stored as it (runs
+    // saved before it was 1 ns stored 0.001 ns: below it too).
     let zero = 1.5 * NOT_POSITIVE_NS / 1e3;
     let us = |x: f64| {
         if x <= zero {
@@ -214,11 +215,17 @@ mod tests {
             // No samples (e.g. a fixture): the median decides.
             ("lat_ctx/switch_unpinned/2p_0k", zero, None),
             ("lat_ctx/switch_unpinned/2p_16k", 3.0, None),
+            // A run saved when the marker was 0.001 ns.
+            ("lat_ctx/switch_unpinned/8p_16k", 1e-6, Some((1e-6, 1e-6))),
+            // The marker rounded up once in a sample: still no switch.
+            ("lat_ctx/switch_unpinned/8p_64k", 1.4e-3, None),
         ]);
         assert_eq!(CTX_PINNED.columns[1].source.eval(&run), None);
         assert_eq!(CTX_PINNED.columns[6].source.eval(&run), None);
         assert_eq!(CTX.columns[0].source.eval(&run), None);
         assert_eq!(CTX.columns[1].source.eval(&run), Some(3.0));
+        assert_eq!(CTX.columns[3].source.eval(&run), None);
+        assert_eq!(CTX.columns[4].source.eval(&run), None);
         assert_eq!(
             ctx_pinned_notes(&run),
             vec![
@@ -228,7 +235,11 @@ mod tests {
         );
         assert_eq!(
             ctx_notes(&run),
-            vec!["2p/0K: - : switch not above its noise (median <=0 us); lmbench prints nothing for a non-positive result"]
+            vec![
+                "2p/0K: - : switch not above its noise (median <=0 us); lmbench prints nothing for a non-positive result",
+                "8p/16K: - : switch not above its noise (median <=0 us, 95% interval <=0..<=0 us); lmbench prints nothing for a non-positive result",
+                "8p/64K: - : switch not above its noise (median <=0 us); lmbench prints nothing for a non-positive result",
+            ]
         );
     }
 }
