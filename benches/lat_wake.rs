@@ -19,31 +19,14 @@ use std::time::Duration;
 use criterion::Criterion;
 use lmbench_support::catalog::lat_wake::{KINDS, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, Class, Group};
-use lmbench_support::peer::wake::UNAVAILABLE;
+use lmbench_support::harness::{bench_peer_runs, check, Class, Group};
 use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
-const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn pair(g: &mut Group, metric: &'static Metric, args: &[&str]) {
     let mut peer = check(metric, "start lmbench-peer wake", Peer::spawn(PEER, args));
-    match peer.call("run 1", TIMEOUT) {
-        Ok(_) => {}
-        Err(e) if e.to_string().contains(UNAVAILABLE) => {
-            g.skip(metric, e);
-            return;
-        }
-        Err(e) => check(metric, "untimed round trip", Err(e)),
-    }
-    g.bench(metric, |iters| {
-        let ns = check(
-            metric,
-            "round trips",
-            peer.call_timed(&format!("run {iters}"), iters),
-        );
-        Duration::from_nanos(ns)
-    });
+    bench_peer_runs(g, &mut peer, metric);
 }
 
 fn lat_wake(c: &mut Criterion) {

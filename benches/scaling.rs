@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use lmbench_support::catalog::scaling::{COPIES, PROGRAM, SERIES};
-use lmbench_support::harness::{check, Class, Group};
+use lmbench_support::harness::{bench_peer_requests, check, Class, Group};
 use lmbench_support::peer::scale::memrd_bytes;
 use lmbench_support::proc::Peer;
 
@@ -72,14 +72,7 @@ fn scaling(c: &mut Criterion) {
             let args = ["scale", s.op, &k.to_string(), s.mode, &dir_s, &bytes];
             let mut peer = check(metric, "start lmbench-peer scale", Peer::spawn(PEER, &args));
             check(metric, "untimed batch", peer.call_timed("run 1", 1));
-            g.bench(metric, |iters| {
-                let ns = check(
-                    metric,
-                    "copies",
-                    peer.call_timed(&format!("run {iters}"), iters),
-                );
-                Duration::from_nanos(ns)
-            });
+            bench_peer_requests(&mut g, &mut peer, metric, |n| format!("run {n}"));
             drop(peer);
             drop(dir);
         }

@@ -174,6 +174,45 @@ fn ctx_ring_members_are_reaped() {
     );
 }
 
+#[test]
+fn line_probe_times_adds_beside_its_partner_and_dies_with_it() {
+    let t = Duration::from_secs(10);
+    for bad in [
+        vec!["line"],
+        vec!["line", "12"],
+        vec!["line", "8k"],
+        vec!["line", "0"],
+    ] {
+        let mut p = Peer::spawn(PEER, &bad).unwrap();
+        assert!(p.call("ping", t).is_err(), "{bad:?} accepted");
+    }
+    let mut probe = Peer::spawn(PEER, &["line", "8"]).unwrap();
+    let cpus = lmbench_support::kpath::allowed_cpus().unwrap().len();
+    let reply = probe.call("run 1000", t);
+    if cpus < 2 || !cfg!(target_os = "linux") {
+        let err = reply.unwrap_err().to_string();
+        assert!(err.contains(lmbench_support::peer::UNAVAILABLE), "{err}");
+        return;
+    }
+    // Each request waits for the partner's first add and checks that its
+    // adds moved the word by exactly N; a second request reuses the pair.
+    assert!(reply.unwrap().parse::<u64>().unwrap() > 0);
+    assert!(probe.call_u64("run 20000", t).unwrap() > 0);
+    assert!(probe.call("run x", t).is_err());
+    assert!(probe.call_u64("run 10", t).is_ok(), "serves after refusing");
+    let children =
+        std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", probe.pid())).unwrap();
+    let partner: u32 = children.trim().parse().unwrap();
+    let driver = probe.pid();
+    drop(probe);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(partner) && !zombie(partner) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!alive(driver));
+    assert!(!alive(partner) || zombie(partner), "the partner survived");
+}
+
 /// A zombie whose parent died is reparented and reaped by init; until
 /// then it holds no resources.
 fn zombie(pid: u32) -> bool {

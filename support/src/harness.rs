@@ -672,10 +672,38 @@ pub fn bench_peer_op(
         "one untimed creation",
         peer.call_timed(&request(1), 1),
     );
+    bench_peer_requests(g, peer, metric, request);
+}
+
+/// Benches `metric` as requests `request(N)` to a peer that times its own
+/// N operations and replies their nanoseconds: the sample.
+pub fn bench_peer_requests(
+    g: &mut Group,
+    peer: &mut crate::proc::Peer,
+    metric: &'static Metric,
+    request: impl Fn(u64) -> String,
+) {
     g.bench(metric, |iters| {
         let ns = check(metric, "peer", peer.call_timed(&request(iters), iters));
         Duration::from_nanos(ns)
     });
+}
+
+/// Benches `metric` as `run N` requests to a peer that times its own N
+/// operations (lat_wake, line), after one untimed `run 1`. A peer that
+/// cannot measure here (its replies start with [`crate::peer::UNAVAILABLE`])
+/// skips the metric with its reason; any other error fails it.
+pub fn bench_peer_runs(g: &mut Group, peer: &mut crate::proc::Peer, metric: &'static Metric) {
+    // A first request is quick; a peer silent this long is stuck.
+    match peer.call("run 1", Duration::from_secs(10)) {
+        Ok(_) => {}
+        Err(e) if e.to_string().contains(crate::peer::UNAVAILABLE) => {
+            g.skip(metric, e);
+            return;
+        }
+        Err(e) => failed(metric, format_args!("untimed request: {e}")),
+    }
+    bench_peer_requests(g, peer, metric, |n| format!("run {n}"));
 }
 
 /// Criterion, for [`bench_main!`](crate::bench_main)'s expansion (a bench

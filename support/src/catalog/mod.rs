@@ -56,6 +56,7 @@ pub mod lat_unix;
 pub mod lat_uring;
 pub mod lat_vm;
 pub mod lat_wake;
+pub mod line;
 pub mod mhz;
 pub mod par_mem;
 pub mod scaling;
@@ -215,6 +216,7 @@ pub static PROGRAMS: &[&Program] = &[
     &lat_mem_rd::PROGRAM,
     &tlb::PROGRAM,
     &par_mem::PROGRAM,
+    &line::PROGRAM,
     &lat_clock::PROGRAM,
     &lat_poll::PROGRAM,
     &lat_vm::PROGRAM,

@@ -8,12 +8,29 @@
 
 use std::io::{self, BufRead, Write};
 
+/// The entry point of a Linux-only mode: its `linux::main` there, and
+/// elsewhere a peer that answers every request [`UNAVAILABLE`].
+macro_rules! linux_only_main {
+    () => {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        pub fn main(args: &[String]) -> std::io::Result<()> {
+            linux::main(args)
+        }
+
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        pub fn main(_: &[String]) -> std::io::Result<()> {
+            super::serve_unavailable("Linux-only")
+        }
+    };
+}
+
 pub mod accept;
 pub mod bw_write;
 pub mod ctx;
 pub mod echo;
 pub mod floor;
 pub mod floor_chase;
+pub mod line;
 pub mod proc;
 pub mod rpc;
 pub mod scale;
@@ -36,6 +53,7 @@ static MODES: &[(&str, ModeMain)] = &[
     ("wake", wake::main),
     ("spawn", spawn::main),
     ("scale", scale::main),
+    ("line", line::main),
 ];
 
 /// Entry point of `lmbench-peer`; returns the exit code.
@@ -58,6 +76,16 @@ pub fn main(args: &[String]) -> i32 {
             1
         }
     }
+}
+
+/// The start of every error reply of a peer that cannot measure on this
+/// machine (a kind this kernel lacks, one CPU, another OS): benches skip
+/// the metric with the reason instead of failing it.
+pub const UNAVAILABLE: &str = "unavailable: ";
+
+/// Answers every request with [`UNAVAILABLE`] and `why`, until stdin closes.
+pub fn serve_unavailable(why: impl std::fmt::Display) -> io::Result<()> {
+    serve(|_| Err(io::Error::other(format!("{UNAVAILABLE}{why}"))))
 }
 
 /// Answers request lines until stdin closes.

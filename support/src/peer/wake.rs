@@ -16,20 +16,7 @@
 //! a skip. A partner process gets PR_SET_PDEATHSIG and is killed and reaped
 //! when this process ends.
 
-use std::io;
-
-/// What every request gets when the channel could not be set up.
-pub const UNAVAILABLE: &str = "unavailable: ";
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-pub fn main(args: &[String]) -> io::Result<()> {
-    linux::main(args)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub fn main(_: &[String]) -> io::Result<()> {
-    super::serve(|_| Err(io::Error::other(format!("{UNAVAILABLE}Linux-only"))))
-}
+linux_only_main!();
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
@@ -40,7 +27,6 @@ mod linux {
 
     use nix::mqueue;
 
-    use super::UNAVAILABLE;
     use crate::{kpath, sys};
 
     pub fn main(args: &[String]) -> io::Result<()> {
@@ -68,7 +54,7 @@ mod linux {
                 _ => Err(io::Error::other(format!("bad request {words:?}"))),
             }),
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => Err(e),
-            Err(e) => super::super::serve(|_| Err(io::Error::other(format!("{UNAVAILABLE}{e}")))),
+            Err(e) => super::super::serve_unavailable(e),
         }
     }
 

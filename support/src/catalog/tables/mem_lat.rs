@@ -273,62 +273,6 @@ pub fn level_points_of(
     out
 }
 
-/// The cache line the detector's chains show (random slots in random
-/// pages at `LINE_SIZE`, past the caches, strides 16-256 B). While k slots
-/// share a line one load in k misses, so each doubling of the stride
-/// near-doubles the latency; past the line it stops doing so. The line is
-/// the knee: the stride whose rise over half its stride (at least 1.4x)
-/// most exceeds the next stride's rise over it (by 1.25x or more).
-///
-/// Not "the stride after which latency is flat", which read 128 B on a
-/// Xeon guest: its adjacent-line prefetch (each miss brings the line's
-/// pair) leaves 128 B 15-20% above 64 B after a 2.2-2.4x step from 32 B
-/// (issue 12, vm-xeon/x24-1 and -2). Nor "the last near-doubling", which
-/// read 32 B on the AMD guest, whose 32 B to 64 B step was only 1.45-1.5x
-/// in two of its runs but whose 64 B to 128 B step fell (vm/pf-1, pf-3).
-pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
-    let pts: Vec<(u64, f64)> = lm::LINE_SHAPES
-        .iter()
-        .filter_map(|(f, stride)| Some((*stride, run.value(lm::point(f, lm::LINE_SIZE)?)?)))
-        .collect();
-    // (stride, its latency over the previous stride's)
-    let rise: Vec<(u64, f64)> = pts.windows(2).map(|w| (w[1].0, w[1].1 / w[0].1)).collect();
-    rise.windows(2)
-        .filter(|w| w[0].1 >= 1.4 && w[0].1 >= 1.25 * w[1].1)
-        .max_by(|a, b| (a[0].1 / a[1].1).total_cmp(&(b[0].1 / b[1].1)))
-        .map(|w| w[0].0)
-}
-
-/// What the detector's line says of the OS's. Twice the OS's line is the
-/// pair of lines an adjacent-line (spatial) prefetcher fetches with each
-/// miss: on the Xeon guest of issue 12 the 64 to 128 B step read 1.6-2.1x
-/// with the detector's buffer in 4 KB pages and 1.6-1.7x in 2 MB pages
-/// (THP always, 04:25 UTC 2026-12-02), so it is the fetch, not TLB reach.
-/// No latency chase can tell that pair from a line while the prefetcher
-/// is on (in a guest it cannot be turned off), so the note says which.
-fn line_verdict(line: u64, os: Option<u64>) -> String {
-    match os {
-        Some(b) if b == line => format!(": the OS's {b} B line (one miss per line)"),
-        Some(b) if line == 2 * b => format!(
-            ": twice the OS's {b} B line, the pair an adjacent-line prefetcher fetches with each miss"
-        ),
-        Some(b) => format!(": not the OS's {b} B"),
-        None => String::new(),
-    }
-}
-
-/// True when the run has the cache-line detector's points.
-fn has_line_points(run: &dyn Lookup) -> bool {
-    lm::LINE_SHAPES
-        .iter()
-        .filter(|(f, _)| lm::line_stride(f).is_some())
-        .any(|(f, _)| {
-            lm::point(f, lm::LINE_SIZE)
-                .and_then(|m| run.value(m))
-                .is_some()
-        })
-}
-
 /// Lines printed under the table: the sizes used, the cap, where the curve
 /// says levels end, and lmbench's "Guesses" (levels not confirmed).
 pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
@@ -384,24 +328,6 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
             }
         ));
         notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
-    }
-    let os = run
-        .fact("cache_line")
-        .map(|b| format!("{b} B"))
-        .unwrap_or_else(|| "unknown".into());
-    let at = human_size(lm::LINE_SIZE);
-    let os_line = run
-        .fact("cache_line")
-        .and_then(|b| b.trim().parse::<u64>().ok());
-    match line_from_curve(run) {
-        Some(line) => notes.push(format!(
-            "Cache line: OS {os}; random slots in random pages at {at} near-double in latency with each doubling of stride up to {line} B, much less after{}.",
-            line_verdict(line, os_line)
-        )),
-        None if has_line_points(run) => notes.push(format!(
-            "Cache line: OS {os}; not confirmed: random slots in random pages at {at} show no stride (32-128 B) up to which latency near-doubles with stride and after which it rises much less."
-        )),
-        None => {}
     }
     notes
 }
@@ -621,93 +547,6 @@ mod tests {
             top: 32 << 20,
         };
         assert_eq!((run_top(&small), rand_mem(&small)), (None, None));
-    }
-
-    /// A curve at 256M by stride 16, 32, 64, 128, 256 (ns).
-    struct Curve([f64; 5]);
-    impl Lookup for Curve {
-        fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
-            let (f, size) = m.function_and_parameter();
-            if size != Some("256m") {
-                return None;
-            }
-            let stride = lm::line_stride(f).or((f == INPAGE_FN).then_some(64))?;
-            Some(self.0[stride.trailing_zeros() as usize - 4])
-        }
-        fn fact(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
-
-    #[test]
-    fn the_line_is_where_random_slots_stop_getting_slower() {
-        // Each slot a miss of 40 ns at 64 B and above, shared below:
-        // 1 + 39 * min(stride, 64) / 64 + stride / 256.
-        let lines = Curve([10.8125, 20.625, 40.25, 40.5, 41.0]);
-        assert_eq!(line_from_curve(&lines), Some(64));
-        let n = mem_notes(&lines).join("\n");
-        assert!(
-            n.contains("near-double in latency with each doubling of stride up to 64 B"),
-            "{n}"
-        );
-    }
-
-    #[test]
-    fn a_prefetched_pair_of_lines_does_not_pass_for_the_line() {
-        // A Xeon guest (vm-xeon/x24-1): 128 B still 19% above 64 B,
-        // because the adjacent line comes with each miss.
-        assert_eq!(
-            line_from_curve(&Curve([13.7, 26.1, 63.6, 75.6, 70.8])),
-            Some(64)
-        );
-        // The AMD guest (vm/pf-1): a weak 32 B to 64 B step, then a fall.
-        assert_eq!(
-            line_from_curve(&Curve([15.2, 35.0, 52.6, 48.1, 82.5])),
-            Some(64)
-        );
-        // A 128 B line: doubling up to 128 B.
-        assert_eq!(
-            line_from_curve(&Curve([10.0, 20.0, 40.0, 80.0, 82.0])),
-            Some(128)
-        );
-        // No rise, or doubling throughout: no line shown.
-        assert_eq!(
-            line_from_curve(&Curve([50.0, 52.0, 55.0, 60.0, 61.0])),
-            None
-        );
-        assert_eq!(line_from_curve(&Curve([5.0, 10.0, 20.0, 40.0, 80.0])), None);
-    }
-
-    /// A detector curve with the OS's line.
-    struct WithOs(Curve, u64);
-    impl Lookup for WithOs {
-        fn value(&self, m: &crate::catalog::Metric) -> Option<f64> {
-            self.0.value(m)
-        }
-        fn fact(&self, key: &str) -> Option<String> {
-            (key == "cache_line").then(|| self.1.to_string())
-        }
-    }
-
-    #[test]
-    fn the_line_note_says_whether_the_os_line_is_confirmed_or_its_pair() {
-        // vm-xeon/x26-3: 64 B, the OS's line.
-        let n = mem_notes(&WithOs(Curve([14.0, 27.4, 56.2, 80.1, 152.9]), 64)).join("\n");
-        assert!(
-            n.contains("up to 64 B, much less after: the OS's 64 B line"),
-            "{n}"
-        );
-        // vm-xeon/x26-1: the 64 to 128 B step 1.4x, then flat.
-        let n = mem_notes(&WithOs(Curve([15.8, 31.8, 57.2, 80.2, 81.7]), 64)).join("\n");
-        assert!(
-            n.contains("up to 128 B, much less after: twice the OS's 64 B line, the pair"),
-            "{n}"
-        );
-        let n = mem_notes(&WithOs(Curve([10.0, 20.0, 40.0, 80.0, 82.0]), 32)).join("\n");
-        assert!(
-            n.contains("up to 128 B, much less after: not the OS's 32 B."),
-            "{n}"
-        );
     }
 
     #[test]

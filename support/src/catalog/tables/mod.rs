@@ -1,5 +1,6 @@
 //! lmbench's summary tables, one module each, in lmbench's print order.
 
+mod cache_line;
 mod comm_bw;
 mod comm_lat;
 mod ctx;
@@ -12,6 +13,7 @@ mod remote;
 mod scaling;
 mod sysparams;
 
+pub use cache_line::CACHE_LINE;
 pub use comm_bw::COMM_BW;
 pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
@@ -47,6 +49,7 @@ pub static TABLES: &[&Table] = &[
     &REMOTE_BW,
     &MEM_LAT,
     &MEM_RAND,
+    &CACHE_LINE,
     &MODERN,
     &MODERN_PROC,
     &SCALING,

@@ -53,12 +53,10 @@ pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
     last_ok
 }
 
-/// The OS's cache line; without one, where the latency-vs-stride curve at
-/// the largest size stops rising (see `mem_lat::line_from_curve`).
+/// The OS's cache line; without one, the coherence detector's, else the
+/// latency detector's (see `cache_line`).
 pub fn cache_line(run: &dyn Lookup) -> Option<f64> {
-    run.fact("cache_line")
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .or_else(|| super::mem_lat::line_from_curve(run).map(|b| b as f64))
+    super::cache_line::cache_line(run).map(|b| b as f64)
 }
 
 /// The best speed-up of k independent chains over one: max over k of
