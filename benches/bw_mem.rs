@@ -13,7 +13,16 @@
 //! - frd_huge (not in lmbench): frd over a 2 MB-aligned anonymous buffer
 //!   advised MADV_HUGEPAGE, from 2 MB up, and only where the kernel gave
 //!   it at least 90% huge pages (see `huge_read`): what TLB reach is worth
-//!   to Mem read, shown beside it in the summary.
+//!   to Mem read, shown beside it in the summary;
+//! - bread (not in lmbench's bw_mem): the File and Mmap rereads' sum
+//!   (lmbench's bread: every 8-byte word, one chain of 128 adds per 1 KB
+//!   block, `bw::sum_words`) over Mem read's buffer. frd adds one 4-byte
+//!   int per add, bread one 8-byte long, so where frd's chain limits it
+//!   (twice as many adds per byte) a reread can pass Mem read without
+//!   reading memory faster; bread over the heap is the like-for-like
+//!   bound the summary checks the rereads against (on the Xeon guest of
+//!   issue 12 at 2 GB: bread 1.23-1.33x frd over one heap, and 2.0x in
+//!   L1).
 //!
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
 //! an explicit integer width, or for frd `asm!` (see
@@ -85,6 +94,7 @@ fn passes(mode: &str, iters: u64, a: &mut Buf, b: &mut Buf) -> Duration {
         mode::FCP => timed!(kernels::fcp(a.as_u64(), b.as_u64_mut())),
         mode::BZERO => timed!(kernels::bzero(a.as_bytes_mut())),
         mode::BCOPY => timed!(kernels::bcopy(a.as_bytes(), b.as_bytes_mut())),
+        mode::BREAD => timed!(lmbench_support::bw::sum_words(a.as_u64())),
         other => unreachable!("bw_mem mode {other} has no kernel"),
     }
 }

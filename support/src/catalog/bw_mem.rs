@@ -45,11 +45,12 @@ const RD_TIMED: &str = "one pass summing one 4-byte int per 16 bytes (scalar vol
 const WR_TIMED: &str = "one pass storing one 4-byte int per 16 bytes (scalar volatile stores)";
 const RDWR_TIMED: &str = "one pass loading and storing one 4-byte int per 16 bytes";
 const CP_TIMED: &str = "one pass copying one 4-byte int per 16 bytes to a second buffer";
-const FRD_TIMED: &str = "one pass summing every 8-byte word (scalar volatile loads)";
+const FRD_TIMED: &str = "one pass summing every 4-byte int, one chain of 128 adds per 512-byte block (lmbench's compiled frd)";
 const FWR_TIMED: &str = "one pass storing every 8-byte word (scalar volatile stores)";
 const FCP_TIMED: &str = "one pass copying every 8-byte word to a second buffer (scalar)";
 const BZERO_TIMED: &str = "libc memset(0) of the buffer";
 const BCOPY_TIMED: &str = "libc memcpy of the buffer to a second buffer of the same size";
+const BREAD_TIMED: &str = "one pass of the rereads' sum over the buffer: every 8-byte word, one chain of 128 adds per 1 KB block (lmbench's bread; not in lmbench's bw_mem)";
 const FRD_HUGE_TIMED: &str = "frd over an anonymous buffer advised MADV_HUGEPAGE, 2 MB aligned (not in lmbench; sizes of 2 MB and up, where the kernel gave huge pages)";
 
 /// Expands (mode, doc) pairs times the sizes into one flat list of metrics.
@@ -85,7 +86,7 @@ macro_rules! modes {
         pub static PROGRAM: Program = Program {
             name: "bw_mem",
             about:
-                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size; frd over huge pages (frd_huge)",
+                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size; frd over huge pages (frd_huge) and the rereads' sum over the heap (bread)",
             metrics: grid!([$(($mode, $timed)),*]),
         };
     };
@@ -102,6 +103,7 @@ modes! {
     BZERO = "bzero": BZERO_TIMED,
     BCOPY = "bcopy": BCOPY_TIMED,
     FRD_HUGE = "frd_huge": FRD_HUGE_TIMED,
+    BREAD = "bread": BREAD_TIMED,
 }
 
 /// The metric of `mode` at `size` (an id segment such as "64k").
