@@ -208,6 +208,61 @@ impl Drop for Region {
     }
 }
 
+/// Zeroed anonymous memory shared with the processes this one forks
+/// (MAP_SHARED), lent out only as atomics, unmapped on drop: the futex
+/// word of lat_wake's pair, the contended words and flags of the line
+/// probe. A process that forks must drop its children (kill and reap)
+/// before the memory they write goes away.
+#[derive(Debug)]
+pub struct SharedAtomics {
+    p: NonNull<u8>,
+    len: usize,
+}
+
+/// The types [`SharedAtomics::at`] lends: atomics, valid for any bits and
+/// shared between processes as between threads.
+pub trait SharedAtomic: Sync {}
+impl SharedAtomic for std::sync::atomic::AtomicU32 {}
+impl SharedAtomic for std::sync::atomic::AtomicU64 {}
+
+impl SharedAtomics {
+    /// Maps `len` bytes (a whole number of pages is what the kernel gives).
+    pub fn new(len: usize) -> io::Result<SharedAtomics> {
+        let p = map(
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+        )?;
+        let p = NonNull::new(p).ok_or_else(|| io::Error::other("mmap returned address 0"))?;
+        Ok(SharedAtomics { p, len })
+    }
+
+    #[inline]
+    /// The atomic at byte `off` (page-aligned start: an offset aligned for
+    /// `T` gives an aligned `T`). Panics when it is misaligned or outside.
+    pub fn at<T: SharedAtomic>(&self, off: usize) -> &T {
+        let size = std::mem::size_of::<T>();
+        assert!(
+            off.is_multiple_of(std::mem::align_of::<T>()) && off + size <= self.len,
+            "{size}-byte atomic at {off} of {} shared bytes",
+            self.len
+        );
+        // SAFETY: inside our live, zeroed, page-aligned mapping, aligned
+        // for T (asserted); T is an atomic, valid for any bits, and only
+        // shared references are lent.
+        unsafe { &*self.p.as_ptr().add(off).cast::<T>() }
+    }
+}
+
+impl Drop for SharedAtomics {
+    fn drop(&mut self) {
+        // SAFETY: exactly our mapping; only references bound to `self`
+        // were lent, and they are gone.
+        let _ = unsafe { unmap(self.p.as_ptr(), self.len) };
+    }
+}
+
 /// The page size in bytes.
 pub fn page_size() -> usize {
     match nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
@@ -423,5 +478,43 @@ AnonHugePages:         4 kB
     fn region_refuses_a_touch_outside() {
         let page = page_size();
         Region::anon(page, 0).unwrap().touch_every(page, 2);
+    }
+
+    #[test]
+    fn shared_atomics_are_one_memory_with_a_forked_child() {
+        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+        let m = SharedAtomics::new(4096).unwrap();
+        assert_eq!(m.at::<AtomicU64>(8).load(SeqCst), 0, "zeroed");
+        // The child's add lands in the parent's view of the page.
+        // SAFETY: a test thread may share the process with others; the
+        // child only adds and exits (no allocation, no lock).
+        let child = unsafe {
+            crate::kpath::fork_child(|| {
+                m.at::<AtomicU64>(8).fetch_add(5, SeqCst);
+                Ok(())
+            })
+        }
+        .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while m.at::<AtomicU64>(8).load(SeqCst) != 5 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        drop(child); // killed if still there, and reaped
+        assert_eq!(m.at::<AtomicU64>(8).load(SeqCst), 5);
+        assert_eq!(m.at::<AtomicU32>(4092).load(SeqCst), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "8-byte atomic at 4 of 4096 shared bytes")]
+    fn shared_atomics_refuse_a_misaligned_word() {
+        use std::sync::atomic::AtomicU64;
+        SharedAtomics::new(4096).unwrap().at::<AtomicU64>(4);
+    }
+
+    #[test]
+    #[should_panic(expected = "4-byte atomic at 4096 of 4096 shared bytes")]
+    fn shared_atomics_refuse_a_word_outside() {
+        use std::sync::atomic::AtomicU32;
+        SharedAtomics::new(4096).unwrap().at::<AtomicU32>(4096);
     }
 }

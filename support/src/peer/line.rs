@@ -29,6 +29,7 @@ mod linux {
     use std::sync::atomic::Ordering::{Acquire, Relaxed};
     use std::sync::atomic::{AtomicU32, AtomicU64};
 
+    use crate::vm::SharedAtomics;
     use crate::{kpath, sys};
 
     const PAGE: usize = 4096;
@@ -66,43 +67,11 @@ mod linux {
         }
     }
 
-    /// The shared pages, unmapped on drop.
-    struct Shared(*mut u8);
-
-    impl Shared {
-        fn new() -> io::Result<Shared> {
-            let p = crate::vm::map(
-                LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-            )?;
-            Ok(Shared(p))
-        }
-        fn word(&self, off: usize) -> &AtomicU64 {
-            assert!(off.is_multiple_of(8) && off + 8 <= LEN);
-            // SAFETY: inside our live, zeroed, page-aligned mapping, 8-aligned.
-            unsafe { &*self.0.add(off).cast::<AtomicU64>() }
-        }
-        fn flag(&self, off: usize) -> &AtomicU32 {
-            assert!(off.is_multiple_of(4) && off + 4 <= LEN);
-            // SAFETY: as `word`, 4-aligned.
-            unsafe { &*self.0.add(off).cast::<AtomicU32>() }
-        }
-    }
-
-    impl Drop for Shared {
-        fn drop(&mut self) {
-            // SAFETY: our mapping; the partner is gone before us (field order).
-            let _ = unsafe { crate::vm::unmap(self.0, LEN) };
-        }
-    }
-
     struct Probe {
         // Dropped first: the partner is killed and reaped before the
         // memory it writes is unmapped.
         _partner: kpath::Forked,
-        shared: Shared,
+        shared: SharedAtomics,
         d: usize,
         /// The run word's last value: odd while the partner adds.
         seq: u32,
@@ -117,16 +86,13 @@ mod linux {
                     cpus.len()
                 )));
             };
-            let shared = Shared::new()?;
+            let shared = SharedAtomics::new(LEN)?;
             kpath::pin_to(mine)?;
-            let base = shared.0 as usize;
-            // SAFETY: this process is single-threaded (a peer mode).
+            // SAFETY: this process is single-threaded (a peer mode). The
+            // child runs the body and exits without dropping `shared`.
             let partner = unsafe {
-                kpath::fork_child(move || {
+                kpath::fork_child(|| {
                     kpath::pin_to(theirs)?;
-                    // The child's copy of the mapping is the same memory;
-                    // the parent unmaps it only after killing the child.
-                    let shared = std::mem::ManuallyDrop::new(Shared(base as *mut u8));
                     partner(&shared, d)
                 })?
             };
@@ -140,8 +106,14 @@ mod linux {
 
         /// Times `n` adds while the partner adds beside them.
         fn run(&mut self, n: u64) -> io::Result<u64> {
-            let (run, ack) = (self.shared.flag(RUN), self.shared.flag(ACK));
-            let (mine, theirs) = (self.shared.word(0), self.shared.word(self.d));
+            let (run, ack) = (
+                self.shared.at::<AtomicU32>(RUN),
+                self.shared.at::<AtomicU32>(ACK),
+            );
+            let (mine, theirs) = (
+                self.shared.at::<AtomicU64>(0),
+                self.shared.at::<AtomicU64>(self.d),
+            );
             self.seq = self.seq.wrapping_add(1);
             let partner_before = theirs.load(Relaxed);
             kpath::futex_post(run, self.seq, true)?;
@@ -172,8 +144,9 @@ mod linux {
 
     /// The partner: asleep until the run word turns odd, then adds to the
     /// word `d` bytes on until it changes again.
-    fn partner(shared: &Shared, d: usize) -> io::Result<()> {
-        let (run, ack, w) = (shared.flag(RUN), shared.flag(ACK), shared.word(d));
+    fn partner(shared: &SharedAtomics, d: usize) -> io::Result<()> {
+        let (run, ack) = (shared.at::<AtomicU32>(RUN), shared.at::<AtomicU32>(ACK));
+        let w = shared.at::<AtomicU64>(d);
         let mut seq = 0u32;
         loop {
             seq = seq.wrapping_add(1);

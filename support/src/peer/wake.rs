@@ -27,6 +27,7 @@ mod linux {
 
     use nix::mqueue;
 
+    use crate::vm::SharedAtomics;
     use crate::{kpath, sys};
 
     pub fn main(args: &[String]) -> io::Result<()> {
@@ -66,32 +67,6 @@ mod linux {
         // SAFETY: this process is single-threaded (the futex_thread kind
         // starts its thread without forking).
         unsafe { kpath::fork_child(body) }
-    }
-
-    /// A word of memory shared with forked children, unmapped on drop.
-    struct SharedWord(*mut AtomicU32);
-
-    impl SharedWord {
-        fn new() -> io::Result<SharedWord> {
-            let p = crate::vm::map(
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-            )?;
-            Ok(SharedWord(p.cast()))
-        }
-        fn get(&self) -> &AtomicU32 {
-            // SAFETY: a live, zeroed, page-aligned shared mapping of ours.
-            unsafe { &*self.0 }
-        }
-    }
-
-    impl Drop for SharedWord {
-        fn drop(&mut self) {
-            // SAFETY: our mapping; the partner is gone before us (field order).
-            let _ = unsafe { crate::vm::unmap(self.0.cast(), 4096) };
-        }
     }
 
     /// The futex hand-off: the driver posts odd values and waits for the
@@ -195,7 +170,7 @@ mod linux {
     #[allow(dead_code)]
     enum Pair {
         Eventfd(OwnedFd, OwnedFd, Partner),
-        Futex(u32, Partner, SharedWord),
+        Futex(u32, Partner, SharedAtomics),
         Dgram(OwnedFd, u8, Partner),
         Mqueue(Queue, Queue, u8, Partner),
         Thread(u32, Arc<AtomicU32>),
@@ -214,8 +189,8 @@ mod linux {
                     Pair::Eventfd(to, from, p)
                 }
                 "futex" => {
-                    let w = SharedWord::new()?;
-                    let p = fork_partner(|| futex_partner(w.get(), true))?;
+                    let w = SharedAtomics::new(4096)?;
+                    let p = fork_partner(|| futex_partner(w.at(0), true))?;
                     Pair::Futex(0, p, w)
                 }
                 "dgram" => {
@@ -273,7 +248,7 @@ mod linux {
                     ev_signal(to.as_raw_fd())?;
                     ev_wait(from.as_raw_fd())
                 }
-                Pair::Futex(seq, _, w) => futex_trip(w.get(), seq, true),
+                Pair::Futex(seq, _, w) => futex_trip(w.at(0), seq, true),
                 Pair::Thread(seq, w) => futex_trip(w, seq, false),
                 Pair::Dgram(fd, seq, _) => {
                     *seq = seq.wrapping_add(1);
