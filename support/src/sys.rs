@@ -125,6 +125,18 @@ pub fn now_ns() -> u64 {
     ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
+/// Resource usage of the calling thread (getrusage RUSAGE_THREAD), or of
+/// the process where the OS does not count threads apart: faults and CPU
+/// time that other threads (a test harness's, a pool's) must not add to.
+pub fn thread_usage() -> io::Result<nix::sys::resource::Usage> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let who = UsageWho::RUSAGE_THREAD;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let who = UsageWho::RUSAGE_SELF;
+    Ok(getrusage(who)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

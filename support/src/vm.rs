@@ -364,12 +364,7 @@ fn smaps_field(smaps: &str, addr: u64, field: &str) -> Option<u64> {
 /// "1 touches took no fault" for a touch of a fresh mapping of a cached
 /// file (lat_pagefault/per_fault, default preset).
 pub fn faults() -> io::Result<u64> {
-    use nix::sys::resource::{getrusage, UsageWho};
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    let who = UsageWho::RUSAGE_THREAD;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let who = UsageWho::RUSAGE_SELF;
-    let ru = getrusage(who)?;
+    let ru = crate::sys::thread_usage()?;
     Ok(ru.minor_page_faults() as u64 + ru.major_page_faults() as u64)
 }
 
