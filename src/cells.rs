@@ -132,8 +132,19 @@ pub fn grid(t: &Table, runs: &[Run], busy_cpus: f64, spread: Option<Spread>) -> 
         .collect()
 }
 
-/// The cell of `column` for `run`.
-pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) -> Cell {
+/// The metrics of `run` that `column` reads to make its figure (sorted,
+/// each once; those the run lacks left out).
+pub fn reads(column: &Column, run: &Run) -> Vec<String> {
+    reads_and_value(column, run)
+        .0
+        .into_iter()
+        .filter(|id| run.metrics.contains_key(id))
+        .collect()
+}
+
+/// Every metric id `column` asks `run` for (sorted, each once), and its
+/// figure.
+fn reads_and_value(column: &Column, run: &Run) -> (Vec<String>, Option<f64>) {
     let reads = Reads {
         run,
         ids: RefCell::new(Vec::new()),
@@ -142,6 +153,12 @@ pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) 
     let mut ids = reads.ids.into_inner();
     ids.sort();
     ids.dedup();
+    (ids, value)
+}
+
+/// The cell of `column` for `run`.
+pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) -> Cell {
+    let (ids, value) = reads_and_value(column, run);
     let busy = ids
         .iter()
         .filter_map(|id| busy_window(run.metrics.get(id)?, threshold))

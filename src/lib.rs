@@ -14,4 +14,5 @@ pub mod results;
 pub mod stats;
 pub mod store;
 pub mod table;
+pub mod verdict;
 pub mod workspace;

@@ -11,6 +11,7 @@ use lmbench::results;
 use lmbench::stats;
 use lmbench::store;
 use lmbench::table;
+use lmbench::verdict;
 use lmbench::workspace;
 
 use std::process::ExitCode;
@@ -33,7 +34,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lmbench: {e:#}");
-            ExitCode::FAILURE
+            // 1 is a regression found (`compare --fail-on-regression`,
+            // `check`), 125 "cannot tell" (`check`): an error is neither.
+            ExitCode::from(2)
         }
     }
 }

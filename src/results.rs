@@ -87,25 +87,22 @@ impl MetricStats {
             .collect()
     }
 
-    /// The mean ns per iteration of each pooled run, if there are at least
-    /// two: what varies from run to run (load, frequency, memory layout),
-    /// which the samples of one run cannot show.
-    pub fn rep_means(&self) -> Option<Vec<f64>> {
+    /// The samples of each pooled run (ns per iteration), in order: one
+    /// run for an unpooled metric, or when the sizes do not add up.
+    pub fn reps(&self) -> Vec<Vec<f64>> {
         let x = self.per_iter_ns();
         if self.rep_sizes.len() < 2 || self.rep_sizes.iter().sum::<usize>() != x.len() {
-            return None;
+            return vec![x];
         }
         let mut start = 0;
-        let means = self
-            .rep_sizes
+        self.rep_sizes
             .iter()
             .map(|&n| {
-                let m = stats::mean(&x[start..start + n]);
+                let part = x[start..start + n].to_vec();
                 start += n;
-                m
+                part
             })
-            .collect();
-        Some(means)
+            .collect()
     }
 
     /// Pools the raw samples of several runs of one metric into one set of
@@ -285,7 +282,7 @@ mod tests {
         assert!(p.mean_ci_ns.0 < 20.0 && p.mean_ci_ns.1 > 20.0);
         assert_eq!(p.bytes_per_iter, Some(8));
         assert_eq!(p.rep_sizes, vec![2, 1]);
-        assert_eq!(p.rep_means(), Some(vec![15.0, 30.0]));
+        assert_eq!(p.reps(), vec![vec![10.0, 20.0], vec![30.0]]);
         assert!(MetricStats::pool(&[]).is_none());
     }
 }

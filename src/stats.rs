@@ -1,10 +1,12 @@
 //! The small statistics `compare` and `--runs` need: sample summaries,
 //! Student's t distribution (through `statrs`' regularized incomplete beta
-//! function, exact for every df, no normal approximation), and Welch's
-//! unequal-variance t-test. The test runs on per-sample nanoseconds per
-//! iteration.
+//! function and its inverse, exact for every df, no normal
+//! approximation), Welch's unequal-variance t-test, the expected fastest
+//! of m samples, the trigamma function and Benjamini-Hochberg's adjusted
+//! p-values.
 
-use statrs::function::{beta, factorial};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::function::{beta, factorial, gamma};
 
 /// Arithmetic mean; NaN for an empty slice.
 pub fn mean(xs: &[f64]) -> f64 {
@@ -90,20 +92,13 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
 }
 
 /// The t value whose two-sided tail probability is `p_two_sided` with `df`
-/// degrees of freedom (0.05 gives the 97.5% quantile), by bisection on the
-/// CDF.
+/// degrees of freedom (0.05 gives the 97.5% quantile); NaN for a df no
+/// distribution has. A df beyond 1e7 is the normal's.
 pub fn t_quantile(p_two_sided: f64, df: f64) -> f64 {
-    let (mut lo, mut hi) = (0.0f64, 1000.0f64);
-    // 64 halvings of 1000 leave an error far below f64's use here.
-    for _ in 0..64 {
-        let mid = (lo + hi) / 2.0;
-        if t_two_sided_p(mid, df) > p_two_sided {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+    match StudentsT::new(0.0, 1.0, df.min(1e7)) {
+        Ok(t) => t.inverse_cdf(1.0 - p_two_sided / 2.0),
+        Err(_) => f64::NAN,
     }
-    (lo + hi) / 2.0
 }
 
 /// The two-sided 97.5% quantile of Student's t (for a 95% interval).
@@ -129,6 +124,70 @@ pub fn min_detectable(a: &[f64], b: &[f64]) -> Option<f64> {
     let df = se2 * se2 / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
     // 80% power: the one-sided 20% tail, i.e. a two-sided 40%.
     Some((t_quantile(0.05, df) + t_quantile(0.40, df)) * se2.sqrt())
+}
+
+/// The expected fastest of `m` samples drawn at random (without
+/// replacement) from these, estimated from all of them: the weighted
+/// mean of the sorted values in which the i-th smallest (0-based) weighs
+/// C(n-1-i, m-1) / C(n, m), the chance that it is the smallest of a random
+/// m-subset. Unbiased for the fastest of m whatever n >= m is, so runs of
+/// 10 and of 100 samples compare like with like; with m = n it is the
+/// minimum. `m` is capped at n; NaN if empty.
+pub fn fastest_of(sorted: &[f64], m: usize) -> f64 {
+    let n = sorted.len();
+    if n == 0 || m == 0 {
+        return f64::NAN;
+    }
+    let m = m.min(n);
+    // Weights by the ratio w(i+1)/w(i) = (n-m-i)/(n-1-i), from w(0) = m/n.
+    let (mut w, mut sum) = (m as f64 / n as f64, 0.0);
+    for (i, x) in sorted.iter().enumerate() {
+        if w == 0.0 {
+            break;
+        }
+        sum += w * x;
+        w *= (n - m).saturating_sub(i) as f64 / (n - 1 - i).max(1) as f64;
+    }
+    sum
+}
+
+/// The trigamma function, the derivative of digamma: by the recurrence
+/// up to x >= 10, then its asymptotic series (error below 1e-12 there).
+pub fn trigamma(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return f64::NAN;
+    }
+    let (mut x, mut acc) = (x, 0.0);
+    while x < 10.0 {
+        acc += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let x2 = 1.0 / (x * x);
+    acc + 1.0 / x
+        + x2 / 2.0
+        + x2 / x * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 / 30.0)))
+}
+
+/// The digamma function (statrs').
+pub fn digamma(x: f64) -> f64 {
+    gamma::digamma(x)
+}
+
+/// Benjamini-Hochberg's adjusted p-values ("q-values"), in the input's
+/// order: calling every test with q < alpha keeps the expected share of
+/// false calls among the calls at most alpha (independent or positively
+/// dependent tests). NaN p-values stay NaN and do not count as tests.
+pub fn bh_adjust(p: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..p.len()).filter(|&i| !p[i].is_nan()).collect();
+    idx.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let m = idx.len() as f64;
+    let mut q = vec![f64::NAN; p.len()];
+    let mut running = 1.0f64;
+    for (rank, &i) in idx.iter().enumerate().rev() {
+        running = running.min(p[i] * m / (rank + 1) as f64);
+        q[i] = running.min(1.0);
+    }
+    q
 }
 
 /// The `q` quantile of sorted values, interpolating between neighbours
@@ -244,6 +303,59 @@ mod tests {
         assert_eq!(min_detectable(&[1.0, 1.0], &[2.0, 2.0]), Some(0.0));
         assert!(min_detectable(&[1.0], &a).is_none());
         assert!(close(t_quantile(0.40, 18.0), 0.862, 1e-3));
+    }
+
+    #[test]
+    fn fastest_of_m_is_the_expected_minimum() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        // m = n: the minimum; m = 1: the mean.
+        assert_eq!(fastest_of(&x, 4), 1.0);
+        assert!(close(fastest_of(&x, 1), 2.5, 1e-12));
+        // m = 2 of 4: the six pairs' minima 1,1,1,2,2,3 average 10/6.
+        assert!(close(fastest_of(&x, 2), 10.0 / 6.0, 1e-12));
+        // m above n is capped; empty is NaN.
+        assert_eq!(fastest_of(&x, 9), 1.0);
+        assert!(fastest_of(&[], 3).is_nan());
+        // Brute force over every 3-subset of 7 values.
+        let y: [f64; 7] = [0.5, 0.7, 1.1, 1.3, 2.0, 2.2, 5.0];
+        let mut sum = 0.0;
+        let mut count = 0.0;
+        for a in 0..7 {
+            for b in a + 1..7 {
+                for c in b + 1..7 {
+                    sum += y[a].min(y[b]).min(y[c]);
+                    count += 1.0;
+                }
+            }
+        }
+        assert!(close(fastest_of(&y, 3), sum / count, 1e-12));
+    }
+
+    #[test]
+    fn trigamma_and_digamma_match_closed_forms() {
+        let pi2 = std::f64::consts::PI * std::f64::consts::PI;
+        assert!(close(trigamma(1.0), pi2 / 6.0, 1e-10));
+        assert!(close(trigamma(0.5), pi2 / 2.0, 1e-10));
+        // trigamma(x + 1) = trigamma(x) - 1/x^2, across the series' edge.
+        for x in [0.3, 2.5, 5.5, 7.0, 40.0] {
+            assert!(close(trigamma(x + 1.0), trigamma(x) - 1.0 / (x * x), 1e-10));
+        }
+        assert!(close(digamma(1.0), -0.5772156649015329, 1e-9));
+        assert!(trigamma(0.0).is_nan());
+    }
+
+    #[test]
+    fn benjamini_hochberg_matches_hand_computation() {
+        // Sorted p 0.01, 0.02, 0.03, 0.5 of four tests: p*m/rank = 0.04,
+        // 0.04, 0.04, 0.5 (then running minima from the top).
+        let q = bh_adjust(&[0.5, 0.01, 0.03, 0.02]);
+        let want = [0.5, 0.04, 0.04, 0.04];
+        for (a, b) in q.iter().zip(want) {
+            assert!(close(*a, b, 1e-12), "{q:?}");
+        }
+        let q = bh_adjust(&[0.04, f64::NAN, 0.9]);
+        assert!(close(q[0], 0.08, 1e-12) && q[1].is_nan() && close(q[2], 0.9, 1e-12));
+        assert!(bh_adjust(&[]).is_empty());
     }
 
     #[test]

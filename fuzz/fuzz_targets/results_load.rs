@@ -50,7 +50,14 @@ fn use_run(run: &Run) {
         let x = s.per_iter_ns();
         let _ = stats::welch(&x, &x);
         let _ = stats::mad(&x);
-        let _ = s.rep_means();
+        let _ = s.reps();
         let _ = MetricStats::pool(&[s.clone(), s.clone()]);
     }
+    // compare's verdicts on the run against itself: no panic on any input.
+    let opts = lmbench::verdict::Options {
+        threshold_pct: 5.0,
+        busy_cpus: 0.05,
+        filter: None,
+    };
+    let _ = lmbench::verdict::compare(run, run, &opts);
 }

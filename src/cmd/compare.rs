@@ -1,109 +1,49 @@
-//! `lmbench compare OLD NEW [--threshold PCT] [--filter REGEX]
-//! [--fail-on-regression PCT] [--busy-threshold PCT]`: first the machine
-//! facts that differ (what may explain a change), then per metric the old
-//! and new headline figures, the change, the p-value of Welch's t-test on
-//! the raw per-sample nanoseconds per iteration, the smallest change the
-//! data could detect, and a verdict:
-//!
-//! - *faster* / *slower*: the test rejects equal means (p < 0.05) and the
-//!   change is at least the threshold (default 1%, Criterion's noise
-//!   threshold);
-//! - *within noise*: a significant change under the threshold, or none
-//!   where the data could have seen one of the threshold's size;
-//! - *cannot tell*: no significant change, but the data could not have
-//!   seen one of the threshold's size either: a change up to the
-//!   detectable size may hide there ("within noise" would read as
-//!   "unchanged");
-//! - metrics measured while other work used the machine (either side) get
-//!   no verdict: they are listed apart, with what ran.
-//!
-//! The detectable change is the difference of means that Welch's test at
-//! 95% confidence finds with 80% power, from the spread the test used, as a
-//! share of the old mean.
-//!
-//! Which samples: when both runs pool two or more runs of the suite
-//! (`--runs N`), the test compares the per-run means, so run-to-run noise
-//! (load, frequency, layout) counts; otherwise it compares the samples of
-//! one run each, which only know within-run noise and so call small shifts
-//! between runs significant more often (the report says which it used).
+//! `lmbench compare OLD NEW`: first the machine facts that differ (what
+//! may explain a change) and whether the machine itself changed (the
+//! CPU-only metrics), then per metric the old and new figures, the change
+//! with its 95% interval, the adjusted p-value, the smallest change the
+//! data could detect, the statistic compared and a verdict. The method is
+//! `lmbench::verdict`'s; this file parses the options and renders.
 
 use anyhow::{bail, Result};
-use lmbench_support::catalog::{Metric, Unit};
 use regex::Regex;
 
-use lmbench_support::activity::Activity;
-
-use crate::cells::busy_window;
 use crate::results::Run;
-use crate::stats::{self, Welch};
+use crate::verdict::{self, Comparison, Level, Row, Verdict};
 use crate::{store, table};
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
+    /// The earlier run: `latest`, MACHINE/LABEL, a label or a directory.
     pub old: String,
+    /// The later run, as OLD.
     pub new: String,
-    /// Smaller changes are within noise even if significant (percent).
-    #[arg(long, default_value_t = 1.0)]
+    /// The change that matters, percent: calls of a smaller change are
+    /// "small", and "unchanged" means a change this large would have been
+    /// seen.
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
     pub threshold: f64,
     /// Only metrics whose id matches this regular expression.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Exit non-zero if a significant regression beyond PCT exists.
+    /// Exit with code 1 if a metric is called slower by more than PCT.
     #[arg(long, value_name = "PCT")]
     pub fail_on_regression: Option<f64>,
     /// Give no verdict on metrics measured while other work used at
     /// least PCT% of a CPU (either run).
     #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
     pub busy_threshold: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
-    Faster,
-    Slower,
-    Noise,
-    /// No significant change, and none of the threshold's size could
-    /// have been seen.
-    CannotTell,
-    /// A side has fewer than two samples: no variance, no test.
-    Untested,
-    /// Measured while other work used the machine: no verdict.
-    Busy,
-}
-
-impl Verdict {
-    fn text(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::Noise => "within noise",
-            Verdict::CannotTell => "cannot tell",
-            Verdict::Untested => "untested (<2 samples)",
-            Verdict::Busy => "busy machine",
-        }
-    }
-}
-
-/// One metric's comparison.
-pub struct Row {
-    pub id: String,
-    pub unit: &'static str,
-    pub old: f64,
-    pub new: f64,
-    /// Change of the shown figure, percent.
-    pub change_pct: f64,
-    /// Change of the time per iteration (headline), percent: + is slower.
-    pub time_change_pct: f64,
-    pub test: Option<Welch>,
-    /// True if the test compared per-run means (pooled runs on both sides).
-    pub on_runs: bool,
-    /// The smallest change of the mean the test could detect (95%
-    /// confidence, 80% power), percent of the old mean.
-    pub detectable_pct: Option<f64>,
-    pub verdict: Verdict,
-    /// The busiest window of each side, if it was busy.
-    pub busy: [Option<Activity>; 2],
+/// How `compare` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
 }
 
 /// The facts that differ: (key, old, new); absent facts show as "(absent)".
@@ -121,107 +61,29 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// Compares every metric both runs have (and `filter` matches); metrics
-/// measured while other work used at least `busy_cpus` CPUs get no verdict.
-pub fn compare(
-    old: &Run,
-    new: &Run,
-    threshold: f64,
-    busy_cpus: f64,
-    filter: Option<&Regex>,
-) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for (id, o) in &old.metrics {
-        let Some(n) = new.metrics.get(id) else {
-            continue;
-        };
-        if filter.is_some_and(|re| !re.is_match(id)) {
-            continue;
-        }
-        let metric = Metric::by_id(id);
-        let headline = metric.map_or(lmbench_support::catalog::Headline::Median, |m| m.headline);
-        let unit = metric.map_or(Unit::Nanos, |m| m.unit);
-        let (o_ns, n_ns) = (o.headline_ns(headline), n.headline_ns(headline));
-        let shown = |ns: f64, s: &crate::results::MetricStats| {
-            unit.from_ns_per_iter(ns, s.bytes_per_iter.map(|b| b as f64))
-                .unwrap_or(ns)
-        };
-        let (old_v, new_v) = (shown(o_ns, o), shown(n_ns, n));
-        let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
-        let time_change_pct = pct(o_ns, n_ns);
-        let (a, b, on_runs) = match (o.rep_means(), n.rep_means()) {
-            (Some(a), Some(b)) => (a, b, true),
-            _ => (o.per_iter_ns(), n.per_iter_ns(), false),
-        };
-        let test = stats::welch(&a, &b);
-        let old_mean = stats::mean(&a);
-        let detectable_pct = stats::min_detectable(&a, &b)
-            .filter(|_| old_mean != 0.0)
-            .map(|d| 100.0 * d / old_mean.abs());
-        let busy = [
-            busy_window(o, busy_cpus).cloned(),
-            busy_window(n, busy_cpus).cloned(),
-        ];
-        let verdict = if busy.iter().any(Option::is_some) {
-            Verdict::Busy
-        } else {
-            verdict(test, time_change_pct, detectable_pct, threshold)
-        };
-        rows.push(Row {
-            id: id.clone(),
-            unit: unit.label(),
-            old: old_v,
-            new: new_v,
-            change_pct: pct(old_v, new_v),
-            time_change_pct,
-            test,
-            on_runs,
-            detectable_pct,
-            verdict,
-            busy,
-        });
-    }
-    // Significant changes first, the largest on top; then the rest.
-    rows.sort_by(|a, b| {
-        let sig = |r: &Row| !matches!(r.verdict, Verdict::Faster | Verdict::Slower);
-        sig(a)
-            .cmp(&sig(b))
-            .then(b.time_change_pct.abs().total_cmp(&a.time_change_pct.abs()))
-            .then(a.id.cmp(&b.id))
-    });
-    rows
+/// The metrics the columns of lmbench's own summary tables read in `run`
+/// (the tables and columns lmbench 3 prints, local ones), for the share of
+/// them a comparison can resolve.
+pub fn lmbench_column_metrics(run: &Run) -> std::collections::BTreeSet<String> {
+    lmbench_support::import::lmbench3_columns()
+        .into_iter()
+        .flat_map(|(t, i)| crate::cells::reads(&t.columns[i], run))
+        .collect()
 }
 
-/// The verdict on one metric (see the module doc).
-fn verdict(
-    test: Option<Welch>,
-    time_change_pct: f64,
-    detectable_pct: Option<f64>,
-    threshold: f64,
-) -> Verdict {
-    let Some(w) = test else {
-        return Verdict::Untested;
-    };
-    if w.p < 0.05 {
-        // The test's direction (means) decides; the headline must agree.
-        if time_change_pct.abs() >= threshold {
-            if w.t < 0.0 && time_change_pct < 0.0 {
-                return Verdict::Faster;
-            } else if w.t > 0.0 && time_change_pct > 0.0 {
-                return Verdict::Slower;
-            }
-        }
-        return Verdict::Noise;
-    }
-    match detectable_pct {
-        Some(d) if d <= threshold => Verdict::Noise,
-        _ => Verdict::CannotTell,
+/// A change in percent with its sign, to one decimal.
+fn pct(x: f64) -> String {
+    if x.abs() >= 999.5 {
+        format!("{x:+.0}%")
+    } else {
+        format!("{x:+.1}%")
     }
 }
 
 /// The whole report as text.
-pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64) -> String {
+pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     let busy_pct = 100.0 * busy_cpus;
+    let threshold = c.threshold_pct;
     let mut out = String::new();
     let name = |r: &Run| {
         let commit = r.meta.commit.as_deref().unwrap_or("unknown");
@@ -249,55 +111,146 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64
         }
         out.push('\n');
     }
-    let idw = rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
-    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
-        rows.iter().partition(|r| r.verdict != Verdict::Busy);
-    out.push_str(&format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>8}  {:>7}  {:>8}  verdict\n",
-        "metric", "unit", "old", "new", "change", "p", "detect"
-    ));
-    for r in &judged {
-        let p = r.test.map_or("-".to_string(), |w| format!("{:.3}", w.p));
-        let detect = r
-            .detectable_pct
-            .map_or("-".to_string(), |d| format!("±{}%", table::fmt_num(d, 5)));
+    let d = &c.drift;
+    if d.machine_changed() {
         out.push_str(&format!(
-            "{}  {:>7}  {:>8}  {}\n",
-            figures(r, idw),
-            p,
-            detect,
-            r.verdict.text()
+            "the machine itself changed: {} of {} CPU-only metrics ({}) moved, by {} \
+             at the median. They do not depend on the kernel: the host, the clock or a \
+             neighbour changed, and every verdict below includes that change.\n\n",
+            d.called,
+            d.metrics,
+            verdict::SENTINELS.join(", "),
+            pct(d.median_pct)
+        ));
+    } else if d.metrics > 0 {
+        out.push_str(&format!(
+            "CPU-only metrics ({}): {} of {} called changed, median {}: the machine's \
+             core ran alike.\n\n",
+            verdict::SENTINELS.join(", "),
+            d.called,
+            d.metrics,
+            pct(d.median_pct)
         ));
     }
-    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
-    let (noise, unsure) = (count(Verdict::Noise), count(Verdict::CannotTell));
-    let extra = |n: usize, what: &str| match n {
-        0 => String::new(),
-        n => format!(", {n} {what}"),
-    };
+    let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
+        c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
     out.push_str(&format!(
-        "\n{} metrics: {} faster, {} slower, {noise} within noise, {unsure} cannot tell \
-         ({:.0}% within noise or cannot tell){}{}. Welch's t-test at 95%, threshold \
-         {threshold}%; \"detect\": the smallest change of the mean the data could \
-         detect (95% confidence, 80% power).\n",
-        rows.len(),
-        count(Verdict::Faster),
-        count(Verdict::Slower),
-        100.0 * (noise + unsure) as f64 / judged.len().max(1) as f64,
-        extra(count(Verdict::Untested), "untested"),
-        extra(busy.len(), "measured on a busy machine"),
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8} {:>17} {:>6} {:>8} {:>5} {:>5}  verdict\n",
+        "metric", "unit", "old", "new", "change", "95% interval", "q", "detect", "runs", "stat"
     ));
-    let on_runs = rows.iter().filter(|r| r.on_runs).count();
-    out.push_str(&if on_runs == rows.len() {
-        "The test compared per-run means of the pooled runs (run-to-run noise included).\n"
-            .to_string()
-    } else if on_runs == 0 {
-        "The test compared samples within one run per side: it cannot see run-to-run \
-         noise; save with `run --runs N` (N >= 2) for a test on run means.\n"
-            .to_string()
-    } else {
-        format!("{on_runs} metrics tested on per-run means, the others on samples of one run.\n")
-    });
+    for r in &judged {
+        let (interval, q, detect) = match &r.test {
+            Some(t) => {
+                let (lo, hi) = r.change_interval_pct().unwrap_or((f64::NAN, f64::NAN));
+                (
+                    format!("[{}, {}]", pct(lo), pct(hi)),
+                    format!("{:.3}", t.q),
+                    format!("±{}%", table::fmt_num(t.detect_pct, 5)),
+                )
+            }
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let runs = match r.level {
+            Level::Runs => format!("{}+{}", r.runs[0], r.runs[1]),
+            Level::Samples => "1+1*".to_string(),
+        };
+        let mut verdict = r.verdict.text().to_string();
+        if r.verdict == Verdict::CannotTell {
+            if let Some(k) = r.test.as_ref().and_then(|t| t.runs_needed) {
+                verdict.push_str(&format!(" ({k} runs)"));
+            }
+        }
+        out.push_str(&format!(
+            "{} {:>17} {:>6} {:>8} {:>5} {:>5}  {verdict}\n",
+            figures(r, idw),
+            interval,
+            q,
+            detect,
+            runs,
+            r.stat_label()
+        ));
+    }
+    let count = |v: Verdict| c.count(v);
+    let called = count(Verdict::Slower) + count(Verdict::Faster) + count(Verdict::Small);
+    out.push_str(&format!(
+        "\n{} metrics: {} slower, {} faster, {} small (under {threshold}%), {} unchanged, \
+         {} cannot tell{}{}.\n",
+        c.rows.len(),
+        count(Verdict::Slower),
+        count(Verdict::Faster),
+        count(Verdict::Small),
+        count(Verdict::Unchanged),
+        count(Verdict::CannotTell),
+        match count(Verdict::Untested) {
+            0 => String::new(),
+            n => format!(", {n} untested"),
+        },
+        match busy.len() {
+            0 => String::new(),
+            n => format!(", {n} measured on a busy machine"),
+        },
+    ));
+    let uncorrected = judged
+        .iter()
+        .filter(|r| r.test.as_ref().is_some_and(|t| t.p < verdict::ALPHA))
+        .count();
+    out.push_str(&format!(
+        "The test: Student's t on the log of one statistic per run (\"stat\": minN the \
+         expected fastest of N samples, med the median, mode the median inside the main \
+         mode of a bimodal metric), each metric's run-to-run variance moderated by its \
+         program's; {} tests, Benjamini-Hochberg at 5%: of the {called} calls, at most \
+         {:.1} are expected to be chance (uncorrected, p < 0.05 would call {uncorrected}, \
+         {:.0} of them by chance alone). \"detect\": the change found with 80% power; \
+         \"unchanged\" means at most the threshold, {threshold}%.\n",
+        c.tested,
+        verdict::ALPHA * called as f64,
+        verdict::ALPHA * c.tested as f64,
+    ));
+    let samples_only = judged.iter().filter(|r| r.level == Level::Samples).count();
+    if samples_only > 0 {
+        out.push_str(&format!(
+            "1+1*: {samples_only} metrics have a single run a side, tested on the samples of \
+             those runs: run-to-run noise is unseen and calls overstate certainty; \
+             `run --runs N` or `--budget` makes runs to test.\n"
+        ));
+    }
+    let columns = lmbench_column_metrics(new);
+    let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
+    if !behind.is_empty() {
+        let resolved = behind
+            .iter()
+            .filter(|r| r.test.as_ref().is_some_and(|t| t.detect_pct <= threshold))
+            .count();
+        out.push_str(&format!(
+            "lmbench's own columns: {} metrics behind them here, {resolved} ({:.0}%) can \
+             detect a {threshold}% change.\n",
+            behind.len(),
+            100.0 * resolved as f64 / behind.len() as f64
+        ));
+    }
+    let bimodal: Vec<&&Row> = judged.iter().filter(|r| r.modes.is_some()).collect();
+    if !bimodal.is_empty() {
+        out.push_str("bimodal (compared inside the main mode; the share of the fast mode moves with placement):\n");
+        for r in bimodal {
+            let m = r.modes.as_ref().expect("filtered");
+            let unit = |ns: f64| {
+                lmbench_support::catalog::Metric::by_id(&r.id)
+                    .and_then(|x| x.unit.from_ns_per_iter(ns, None))
+                    .unwrap_or(ns)
+            };
+            out.push_str(&format!(
+                "  {}: {} and {} {}; fast mode in {:.0}% of OLD's samples, {:.0}% of NEW's; main: the {} mode\n",
+                r.id,
+                table::fmt_num(unit(m.centres_ns[0]), 9).trim(),
+                table::fmt_num(unit(m.centres_ns[1]), 9).trim(),
+                r.unit,
+                100.0 * m.fast_share[0],
+                100.0 * m.fast_share[1],
+                if m.main == 0 { "fast" } else { "slow" },
+            ));
+        }
+    }
     let only = |a: &Run, b: &Run| -> Vec<String> {
         a.metrics
             .keys()
@@ -336,6 +289,27 @@ pub fn render(old: &Run, new: &Run, rows: &[Row], threshold: f64, busy_cpus: f64
         }
     }
     out
+}
+
+/// The comparison as JSON: the runs, the facts that differ, the drift,
+/// and every row.
+pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
+    let facts: Vec<serde_json::Value> = fact_diff(old, new)
+        .into_iter()
+        .map(|(k, o, n)| serde_json::json!({"fact": k, "old": o, "new": n}))
+        .collect();
+    let v = serde_json::json!({
+        "old": old.host(),
+        "new": new.host(),
+        "facts_that_differ": facts,
+        "threshold_pct": c.threshold_pct,
+        "alpha": verdict::ALPHA,
+        "tested": c.tested,
+        "drift": c.drift,
+        "machine_changed": c.drift.machine_changed(),
+        "rows": c.rows,
+    });
+    Ok(serde_json::to_string_pretty(&v)? + "\n")
 }
 
 /// A comparison with an imported run: the summary columns both have, old
@@ -405,8 +379,8 @@ fn figures(r: &Row, idw: usize) -> String {
 /// `lmbench compare`.
 pub fn run(opts: Args) -> Result<()> {
     let busy_cpus = opts.busy_threshold / 100.0;
-    if !(opts.threshold.is_finite() && opts.threshold >= 0.0) {
-        bail!("--threshold must be a percentage >= 0");
+    if !(opts.threshold.is_finite() && opts.threshold > 0.0) {
+        bail!("--threshold must be a percentage > 0");
     }
     let filter = opts
         .filter
@@ -422,8 +396,8 @@ pub fn run(opts: Args) -> Result<()> {
     if !(busy_cpus.is_finite() && busy_cpus > 0.0) {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
-    let rows = compare(&old, &new, opts.threshold, busy_cpus, filter.as_ref());
-    if rows.is_empty() {
+    let c = comparison(&old, &new, opts.threshold, busy_cpus, filter.as_ref());
+    if c.rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
             opts.old,
@@ -437,90 +411,49 @@ pub fn run(opts: Args) -> Result<()> {
             new.metrics.len()
         );
     }
-    print!("{}", render(&old, &new, &rows, opts.threshold, busy_cpus));
+    match opts.format {
+        Format::Text => print!("{}", render(&old, &new, &c, busy_cpus)),
+        Format::Json => print!("{}", render_json(&old, &new, &c)?),
+    }
     if let Some(limit) = opts.fail_on_regression {
-        let bad: Vec<String> = rows
-            .iter()
-            .filter(|r| r.verdict == Verdict::Slower && r.time_change_pct > limit)
-            .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
-            .collect();
+        let bad = regressions(&c, limit);
         if !bad.is_empty() {
-            bail!(
-                "{} significant regression(s) beyond {limit}%: {}",
+            eprintln!(
+                "lmbench: {} regression(s) beyond {limit}%: {}",
                 bad.len(),
                 bad.join(", ")
             );
+            std::process::exit(super::EXIT_REGRESSION);
         }
     }
     Ok(())
 }
 
-#[cfg(test)]
-mod sim;
+/// The comparison of two runs with the command line's options.
+pub fn comparison(
+    old: &Run,
+    new: &Run,
+    threshold: f64,
+    busy_cpus: f64,
+    filter: Option<&Regex>,
+) -> Comparison {
+    verdict::compare(
+        old,
+        new,
+        &verdict::Options {
+            threshold_pct: threshold,
+            busy_cpus,
+            filter,
+        },
+    )
+}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use lmbench_support::activity::BUSY_CPUS;
-
-    /// A run of the first catalog metric: `reps` runs of 5 samples each at
-    /// the given means, each sample within ±0.1% of its run's mean.
-    fn run(reps: &[f64]) -> Run {
-        let (mut iters, mut times) = (Vec::new(), Vec::new());
-        for &m in reps {
-            for i in 0..5 {
-                iters.push(100.0);
-                times.push(100.0 * m * (1.0 + 0.001 * (i as f64 - 2.0)));
-            }
-        }
-        let rep_sizes = if reps.len() > 1 {
-            vec![5; reps.len()]
-        } else {
-            vec![]
-        };
-        super::sim::one_metric_run(iters, times, rep_sizes)
-    }
-
-    #[test]
-    fn pooled_runs_are_tested_on_run_means() {
-        // A/A with run-to-run noise of a few percent: the samples of one run
-        // each differ "significantly", the per-run means do not.
-        let rows = compare(&run(&[100.0]), &run(&[104.0]), 1.0, BUSY_CPUS, None);
-        assert_eq!(rows[0].verdict, Verdict::Slower);
-        assert!(!rows[0].on_runs);
-        let rows = compare(
-            &run(&[100.0, 106.0, 98.0]),
-            &run(&[104.0, 99.0, 103.0]),
-            1.0,
-            BUSY_CPUS,
-            None,
-        );
-        // Three run means a side cannot see a change of a few percent: the
-        // verdict says so instead of "within noise".
-        assert_eq!(rows[0].verdict, Verdict::CannotTell);
-        assert!(rows[0].on_runs);
-        assert!(
-            rows[0].detectable_pct.unwrap() > 5.0,
-            "{:?}",
-            rows[0].detectable_pct
-        );
-        // A real shift well beyond the run-to-run noise still shows.
-        let rows = compare(
-            &run(&[100.0, 101.0, 99.0]),
-            &run(&[150.0, 151.0, 149.0]),
-            1.0,
-            BUSY_CPUS,
-            None,
-        );
-        assert_eq!(rows[0].verdict, Verdict::Slower);
-        assert!((rows[0].time_change_pct - 50.0).abs() < 1.0);
-    }
-
-    #[test]
-    fn threshold_hides_small_significant_changes() {
-        let rows = compare(&run(&[100.0]), &run(&[100.5]), 1.0, BUSY_CPUS, None);
-        assert_eq!(rows[0].verdict, Verdict::Noise);
-        let rows = compare(&run(&[100.0]), &run(&[100.5]), 0.1, BUSY_CPUS, None);
-        assert_eq!(rows[0].verdict, Verdict::Slower);
-    }
+/// The metrics called slower by more than `limit` percent, as "id
+/// (+x.y%)".
+pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
+    c.rows
+        .iter()
+        .filter(|r| r.verdict.called() && r.time_change_pct > limit)
+        .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
+        .collect()
 }

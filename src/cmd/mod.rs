@@ -15,6 +15,10 @@ pub mod summary;
 
 use anyhow::Result;
 
+/// The exit code of a regression found (`compare --fail-on-regression`,
+/// `check`); an error exits with 2.
+pub const EXIT_REGRESSION: i32 = 1;
+
 /// The default busy threshold in percent of a CPU (see
 /// `lmbench_support::activity::BUSY_CPUS`).
 const BUSY_PCT: f64 = lmbench_support::activity::BUSY_CPUS * 100.0;

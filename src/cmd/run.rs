@@ -18,6 +18,7 @@ use crate::saving::{self, Target};
 use crate::workspace;
 
 mod plan;
+mod rounds;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -39,9 +40,24 @@ pub struct Args {
     pub wait_idle: Option<u64>,
     /// Only metrics whose id matches this regular expression.
     pub filter: Option<String>,
-    /// Repeat the suite N times; with --save, one run pools all samples.
-    #[arg(long, default_value_t = 1)]
+    /// Repeat the suite N times, each round in a new random order of
+    /// programs; with --save, one run pools all samples.
+    #[arg(long, default_value_t = 1, conflicts_with = "budget")]
     pub runs: u32,
+    /// Spend this long (90s, 15m, 1h; the first round whatever it takes):
+    /// after a first round of everything, re-measure only the metrics
+    /// behind the summary's columns that are still undecided, lmbench's
+    /// own columns first, until each is decided or the time is up.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
+    /// With --budget: undecided means against this run (a baseline,
+    /// MACHINE/LABEL), and the comparison is printed at the end.
+    #[arg(long, value_name = "RUN", requires = "budget")]
+    pub against: Option<String>,
+    /// The change that matters, percent (what "decided" means for
+    /// --budget, as `compare --threshold`).
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    pub threshold: f64,
     /// At the end, save the run as results/<machine>/<LABEL>/.
     #[arg(long, value_name = "LABEL")]
     pub save: Option<String>,
@@ -98,18 +114,40 @@ pub fn run(opts: Args) -> Result<()> {
     idle_check(opts.wait_idle.map(std::time::Duration::from_secs));
 
     let total = Instant::now();
-    let n = steps.len();
+    let budget = opts
+        .budget
+        .as_deref()
+        .map(rounds::parse_duration)
+        .transpose()?;
+    let mut rng = rounds::Rng::from_clock();
+    let mut costs = rounds::Costs::default();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
-    for rep in 1..=opts.runs {
+    let full_rounds = if budget.is_some() { 1 } else { opts.runs };
+    for rep in 1..=full_rounds {
         // Results older than this are not this repetition's (a skipped
         // metric, e.g. a remote one without LMBENCH_REMOTE, keeps the
         // directory of the last run that measured it). Filesystem
         // timestamps are coarser than the clock: one second of slack.
         let rep_start = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
-        if opts.runs > 1 {
-            eprintln!("run {rep} of {}", opts.runs);
+        if full_rounds > 1 || budget.is_some() {
+            eprintln!(
+                "round {rep} of {}",
+                if budget.is_some() {
+                    "a budget".to_string()
+                } else {
+                    full_rounds.to_string()
+                }
+            );
         }
-        for (i, step) in steps.iter().enumerate() {
+        // The first round keeps catalog order (a single run reads as it
+        // always did); later ones shuffle the programs.
+        let order: Vec<&plan::Step> = if rep == 1 {
+            steps.iter().collect()
+        } else {
+            rounds::shuffled(&steps, &mut rng)
+        };
+        let n = order.len();
+        for (i, step) in order.iter().enumerate() {
             let p = step.program;
             match (&step.filter, step.metrics) {
                 (Some(id), 1) => eprintln!(
@@ -122,6 +160,7 @@ pub fn run(opts: Args) -> Result<()> {
             }
             let started = Instant::now();
             bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path)?;
+            costs.record(&plan::step_metrics(step), started.elapsed());
             eprintln!(
                 "      {} done in {:.1}s (total {:.0}s)",
                 p.name,
@@ -130,26 +169,126 @@ pub fn run(opts: Args) -> Result<()> {
             );
         }
         reps.push(this_run_results(&programs, filter.as_deref(), rep_start)?);
+        save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
+    }
+    if let Some(budget) = budget {
+        let against = opts
+            .against
+            .as_deref()
+            .map(crate::store::resolve)
+            .transpose()?;
+        loop {
+            let left = budget.saturating_sub(total.elapsed());
+            let so_far = pooled_run(&reps, &facts);
+            let undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
+            if undecided.is_empty() {
+                eprintln!(
+                    "every metric behind the summary's columns is decided after {:.0} s",
+                    total.elapsed().as_secs_f64()
+                );
+                break;
+            }
+            let round = rounds::fit_round(&undecided, &costs, left);
+            if round.is_empty() {
+                eprintln!(
+                    "budget spent ({:.0} s): {} metrics behind the columns still undecided",
+                    total.elapsed().as_secs_f64(),
+                    undecided.len()
+                );
+                break;
+            }
+            let k: usize = round.iter().map(|(_, ids)| ids.len()).sum();
+            eprintln!(
+                "round {} ({} undecided; re-measuring {k} of them, {:.0} s left)",
+                reps.len() + 1,
+                undecided.len(),
+                left.as_secs_f64()
+            );
+            let rep_start = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+            let mut round = round;
+            rng.shuffle(&mut round);
+            let mut ids_all = Vec::new();
+            for (p, ids) in &round {
+                let f = rounds::exact(ids);
+                eprintln!("      {} ({} metrics)", p.name, ids.len());
+                let started = Instant::now();
+                bench_program(p, Some(&f), opts.quick, &mut log, &log_path)?;
+                let ms: Vec<&'static lmbench_support::catalog::Metric> = p
+                    .metrics
+                    .iter()
+                    .copied()
+                    .filter(|m| ids.iter().any(|i| i == m.id))
+                    .collect();
+                costs.record(&ms, started.elapsed());
+                ids_all.extend(ids.iter().cloned());
+            }
+            let programs: Vec<&'static Program> = round.iter().map(|(p, _)| *p).collect();
+            reps.push(this_run_results(
+                &programs,
+                Some(&rounds::exact(&ids_all)),
+                rep_start,
+            )?);
+            save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
+        }
     }
     eprintln!();
     if opts.paired {
         eprint!("{}", plan::rounds(&reps));
     }
-    let metrics = pool(&reps);
-    let mut facts = facts;
+    let mut run = pooled_run(&reps, &facts);
+    if let (Some(save), Some(_)) = (&save, &machine) {
+        let dir = crate::store::results_root()
+            .join(machine.as_deref().unwrap_or_default())
+            .join(&save.label);
+        run = crate::store::load(&dir)?;
+    }
+    print!("{}", crate::report::render(std::slice::from_ref(&run))?);
+    if let Some(against) = opts.against.as_deref() {
+        let old = crate::store::resolve(against)?;
+        let busy = lmbench_support::activity::BUSY_CPUS;
+        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None);
+        print!("\n{}", super::compare::render(&old, &run, &c, busy));
+    }
+    Ok(())
+}
+
+/// The run the rounds so far make: every metric's samples pooled over the
+/// rounds that measured it.
+fn pooled_run(
+    reps: &[BTreeMap<String, MetricStats>],
+    facts: &lmbench_support::machine::Facts,
+) -> Run {
+    let metrics = pool(reps);
+    let mut facts = facts.clone();
     crate::store::name_remote_peer(&mut facts, &metrics);
-    let mut run = Run {
+    Run {
         machine: facts,
         metrics,
         origin: Origin::Live,
-        meta: crate::store::current_meta(opts.runs),
+        meta: crate::store::current_meta(reps.len() as u32),
         imported: None,
-    };
-    if let (Some(save), Some(machine)) = (&save, machine) {
-        let dir = saving::save_run(run.clone(), &machine, save)?;
-        run = crate::store::load(&dir)?;
     }
-    print!("{}", crate::report::render(&[run])?);
+}
+
+/// With --save, saves the rounds so far (each round replaces the last
+/// save of this run), so a run stopped in its third round keeps two.
+fn save_progress(
+    reps: &[BTreeMap<String, MetricStats>],
+    facts: &lmbench_support::machine::Facts,
+    save: Option<&Target>,
+    machine: Option<&str>,
+) -> Result<()> {
+    let (Some(save), Some(machine)) = (save, machine) else {
+        return Ok(());
+    };
+    let target = Target {
+        label: save.label.clone(),
+        machine: Some(machine.to_string()),
+        // The first save was checked before the run; later ones replace
+        // this run's own.
+        force: save.force || reps.len() > 1,
+    };
+    saving::save_run(pooled_run(reps, facts), machine, &target)?;
     Ok(())
 }
 

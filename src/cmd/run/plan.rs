@@ -34,6 +34,21 @@ pub(super) struct Plan {
     pub results: Option<String>,
 }
 
+/// The metrics a step runs: its program's that its filter matches (all
+/// without one).
+pub(super) fn step_metrics(step: &Step) -> Vec<&'static Metric> {
+    let re = step
+        .filter
+        .as_deref()
+        .and_then(|f| regex::Regex::new(f).ok());
+    step.program
+        .metrics
+        .iter()
+        .copied()
+        .filter(|m| re.as_ref().is_none_or(|re| re.is_match(m.id)))
+        .collect()
+}
+
 /// A filter matching exactly these ids.
 fn exact(ids: &[&Metric]) -> String {
     let ids: Vec<String> = ids.iter().map(|m| regex::escape(m.id)).collect();
@@ -186,15 +201,8 @@ mod tests {
     use super::*;
     use regex::Regex;
 
-    /// The metrics of `p` that `step`'s filter runs (all without one).
     fn run_by(step: &Step) -> Vec<&'static Metric> {
-        let re = step.filter.as_deref().map(|f| Regex::new(f).unwrap());
-        step.program
-            .metrics
-            .iter()
-            .copied()
-            .filter(|m| re.as_ref().is_none_or(|re| re.is_match(m.id)))
-            .collect()
+        step_metrics(step)
     }
 
     /// Asserts the floors of `steps` follow their metrics: a step of a

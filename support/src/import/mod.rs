@@ -18,6 +18,27 @@ mod summary;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::catalog::Table;
+
+/// The columns of ours that lmbench 3's own local summary tables print
+/// (its published layouts, the Remote table left out): what "lmbench's
+/// columns" means wherever the project measures itself against them.
+pub fn lmbench3_columns() -> Vec<(&'static Table, usize)> {
+    let mut out: Vec<(&'static Table, usize)> = Vec::new();
+    for l in layouts::LAYOUTS
+        .iter()
+        .filter(|l| l.versions.contains("3.0"))
+    {
+        for (t, i) in l.cols.iter().filter_map(layouts::Col::ours) {
+            let remote = t.key.starts_with("remote");
+            if !remote && !out.iter().any(|(u, j)| std::ptr::eq(*u, t) && *j == i) {
+                out.push((t, i));
+            }
+        }
+    }
+    out
+}
+
 /// The figures read for one machine (a SUMMARY row, or a results file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {

@@ -1,0 +1,286 @@
+//! Rounds: how `run` repeats the suite. Every round runs its programs in
+//! a fresh random order (a host that drifts for minutes then moves every
+//! program a little, not one program a lot), and `--budget` spends the
+//! time left after the first round where the doubt is: each further
+//! round re-measures only the metrics behind the summary's columns that
+//! are still undecided (against `--against`'s run, or against a copy of
+//! themselves when there is none: "could this run see a change of the
+//! threshold?"), lmbench's own columns first, then the others, the most
+//! uncertain first when the time left cannot hold them all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use lmbench_support::catalog::{floor, Metric, Program, TABLES};
+
+use super::plan::Step;
+use crate::results::Run;
+use crate::verdict::{self, Verdict};
+
+/// Parses a duration: a number with `s`, `m` or `h` ("90s", "15m",
+/// "1.5h"); a bare number is minutes.
+pub fn parse_duration(s: &str) -> Result<Duration> {
+    let t = s.trim();
+    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t, "m"),
+    };
+    let scale = match unit {
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => bail!("--budget {s:?}: give a duration such as 90s, 15m or 1h"),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(Duration::from_secs_f64(v * scale)),
+        _ => bail!("--budget {s:?}: give a duration such as 90s, 15m or 1h"),
+    }
+}
+
+/// SplitMix64: a small seeded generator for the order of a round.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Seeded from the clock (the seed is printed, so an order can be
+    /// told apart from another).
+    pub fn from_clock() -> Rng {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Rng(nanos ^ u64::from(std::process::id()).rotate_left(32))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Fisher-Yates.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+/// The steps in a random order of their programs: a program's steps stay
+/// together and in order, and a floor's step stays right after its
+/// metric's.
+pub fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
+    let mut blocks: Vec<Vec<&Step>> = Vec::new();
+    for s in steps {
+        let is_floor = std::ptr::eq(s.program, &floor::PROGRAM);
+        match blocks.last_mut() {
+            Some(b) if is_floor || std::ptr::eq(b[0].program, s.program) => b.push(s),
+            _ => blocks.push(vec![s]),
+        }
+    }
+    rng.shuffle(&mut blocks);
+    blocks.into_iter().flatten().collect()
+}
+
+/// A metric a further round may re-measure.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub id: String,
+    /// 0: behind a column of lmbench's own tables; 1: behind another
+    /// summary column.
+    pub tier: u8,
+    /// Its detectable change now, percent.
+    pub detect_pct: f64,
+}
+
+/// The metrics behind the summary's columns in `run`: lmbench's own
+/// columns' (tier 0), then the other tables' (tier 1).
+pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
+    let mut out: BTreeMap<String, u8> = BTreeMap::new();
+    for id in crate::cmd::compare::lmbench_column_metrics(run) {
+        out.insert(id, 0);
+    }
+    for t in TABLES {
+        for c in t.columns {
+            for id in crate::cells::reads(c, run) {
+                out.entry(id).or_insert(1);
+            }
+        }
+    }
+    out
+}
+
+/// The undecided metrics behind the summary's columns: "cannot tell"
+/// against `against`, or, without it, against the run itself. In order:
+/// lmbench's columns first, the most uncertain first.
+pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Candidate> {
+    let columns = column_metrics(run);
+    let opts = verdict::Options {
+        threshold_pct,
+        busy_cpus: lmbench_support::activity::BUSY_CPUS,
+        filter: None,
+    };
+    let c = verdict::compare(against.unwrap_or(run), run, &opts);
+    let mut out: Vec<Candidate> = c
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::CannotTell | Verdict::Busy))
+        .filter_map(|r| {
+            Some(Candidate {
+                id: r.id.clone(),
+                tier: *columns.get(&r.id)?,
+                detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        a.tier
+            .cmp(&b.tier)
+            .then(b.detect_pct.total_cmp(&a.detect_pct))
+    });
+    out
+}
+
+/// What one metric's measurement took, from the rounds so far: its
+/// step's time over the step's metrics (a program's setup shared out).
+#[derive(Default)]
+pub struct Costs(BTreeMap<String, Duration>);
+
+impl Costs {
+    pub fn record(&mut self, ids: &[&'static Metric], took: Duration) {
+        if ids.is_empty() {
+            return;
+        }
+        let each = took / ids.len() as u32;
+        for m in ids {
+            self.0.insert(m.id.to_string(), each);
+        }
+    }
+
+    /// A metric's cost; one never measured is taken as a second.
+    pub fn of(&self, id: &str) -> Duration {
+        self.0.get(id).copied().unwrap_or(Duration::from_secs(1))
+    }
+}
+
+/// The candidates a round can hold in `left`, in their order of doubt,
+/// grouped by program: each program's ids, programs in the order of
+/// their most uncertain metric.
+pub fn fit_round(
+    candidates: &[Candidate],
+    costs: &Costs,
+    left: Duration,
+) -> Vec<(&'static Program, Vec<String>)> {
+    let mut spent = Duration::ZERO;
+    let mut out: Vec<(&'static Program, Vec<String>)> = Vec::new();
+    let mut taken = BTreeSet::new();
+    for c in candidates {
+        let cost = costs.of(&c.id);
+        if spent + cost > left || !taken.insert(c.id.clone()) {
+            continue;
+        }
+        let Some(program) = program_of(&c.id) else {
+            continue;
+        };
+        spent += cost;
+        match out.iter_mut().find(|(p, _)| std::ptr::eq(*p, program)) {
+            Some((_, ids)) => ids.push(c.id.clone()),
+            None => out.push((program, vec![c.id.clone()])),
+        }
+    }
+    out
+}
+
+/// The program that measures metric `id`.
+fn program_of(id: &str) -> Option<&'static Program> {
+    lmbench_support::catalog::PROGRAMS
+        .iter()
+        .copied()
+        .find(|p| p.metrics.iter().any(|m| m.id == id))
+}
+
+/// A filter matching exactly these ids.
+pub fn exact(ids: &[String]) -> String {
+    let ids: Vec<String> = ids.iter().map(|i| regex::escape(i)).collect();
+    format!("^({})$", ids.join("|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(120));
+        for bad in ["", "m", "-3m", "5x", "nanm"] {
+            let e = parse_duration(bad).unwrap_err().to_string();
+            assert!(e.contains("such as 90s"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_shuffle_keeps_programs_together_and_floors_after_their_metric() {
+        let plan = super::super::plan::plan(None, false).unwrap();
+        let mut rng = Rng(7);
+        let order = shuffled(&plan.steps, &mut rng);
+        assert_eq!(order.len(), plan.steps.len());
+        // Every floor step follows a step of the metric it is the floor of.
+        for (i, s) in order.iter().enumerate() {
+            if std::ptr::eq(s.program, &floor::PROGRAM) && i > 0 {
+                let prev = order[i - 1];
+                assert!(
+                    std::ptr::eq(prev.program, &floor::PROGRAM) || prev.filter.is_some(),
+                    "{s:?} after {prev:?}"
+                );
+            }
+        }
+        // A program's steps are consecutive.
+        let names: Vec<&str> = order
+            .iter()
+            .filter(|s| !std::ptr::eq(s.program, &floor::PROGRAM))
+            .map(|s| s.program.name)
+            .collect();
+        let mut seen = BTreeSet::new();
+        for w in names.windows(2) {
+            if w[0] != w[1] {
+                assert!(seen.insert(w[0]), "{} split", w[0]);
+            }
+        }
+        // Another seed, another order.
+        let other: Vec<&str> = shuffled(&plan.steps, &mut Rng(8))
+            .iter()
+            .map(|s| s.program.name)
+            .collect();
+        let first: Vec<&str> = order.iter().map(|s| s.program.name).collect();
+        assert_ne!(first, other);
+    }
+
+    #[test]
+    fn a_round_takes_the_most_uncertain_that_fit() {
+        let c = |id: &str, d: f64| Candidate {
+            id: id.to_string(),
+            tier: 0,
+            detect_pct: d,
+        };
+        let cands = [
+            c("lat_syscall/null", 20.0),
+            c("bw_mem/frd/2g", 15.0),
+            c("lat_syscall/read", 10.0),
+        ];
+        let mut costs = Costs::default();
+        costs
+            .0
+            .insert("bw_mem/frd/2g".into(), Duration::from_secs(30));
+        let r = fit_round(&cands, &costs, Duration::from_secs(5));
+        // bw_mem does not fit in 5 s; both syscalls (1 s each) do, grouped.
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].0.name, "lat_syscall");
+        assert_eq!(r[0].1, ["lat_syscall/null", "lat_syscall/read"]);
+        assert_eq!(exact(&r[0].1), "^(lat_syscall/null|lat_syscall/read)$");
+    }
+}

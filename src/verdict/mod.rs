@@ -1,0 +1,581 @@
+//! The answer to "what changed between these two runs, by how much, how
+//! sure": per metric a ratio with its interval and a verdict, for
+//! `compare`, `check` and `run --against`.
+//!
+//! What is compared: one statistic per run of the suite (a saved run
+//! pools several, `--runs N` or `--budget`), chosen per metric class
+//! ([`estimate`]). Most of the noise of a figure lies between runs (a
+//! new process, new memory, a new placement), not between the samples of
+//! one run, so the runs are the units of the test.
+//!
+//! The test: Student's t on the logarithm of the per-run statistics (so
+//! the change is a ratio and its interval a ratio's), the run-to-run
+//! variance moderated across the metrics of one program ([`moderate`]).
+//! Its p-values are adjusted for the hundreds of metrics tested at once
+//! (Benjamini-Hochberg): a metric is called changed when its adjusted
+//! p-value ("q") is under 5%, so that at most 5% of the calls are chance.
+//! With a single run on both sides there is no run-to-run spread to test
+//! against: the samples of the two runs are tested instead (Welch's t on
+//! their logarithms), and the report says so.
+//!
+//! The verdicts, with `threshold` the change that matters (default 5%):
+//! - *slower* / *faster*: called changed, by at least the threshold;
+//! - *small*: called changed, by less than the threshold;
+//! - *unchanged*: not called, and a change of the threshold would have
+//!   been seen (the detectable change, at 95% confidence and 80% power,
+//!   is at most the threshold);
+//! - *cannot tell*: not called, but a change of the threshold could hide
+//!   in the noise; the row says how many runs a side would settle it;
+//! - *untested*: too few samples to test; *busy*: measured while other
+//!   work used the machine, no verdict.
+//!
+//! Before the verdicts: whether the machine itself changed. Metrics that
+//! only use the CPU's core ([`SENTINELS`]: dependent instruction chains)
+//! do not depend on the kernel; when most of them move together, the host,
+//! the clock or a neighbour changed, and every verdict carries it.
+
+pub mod estimate;
+pub mod moderate;
+#[cfg(test)]
+mod sim;
+
+use std::collections::BTreeMap;
+
+use lmbench_support::activity::Activity;
+use lmbench_support::catalog::{Metric, Unit};
+use regex::Regex;
+use serde::Serialize;
+
+use crate::cells::busy_window;
+use crate::results::{MetricStats, Run};
+use crate::stats;
+use estimate::{Estimator, Modes};
+
+/// The false-call rate the calls are held to (Benjamini-Hochberg), and
+/// the confidence of the intervals.
+pub const ALPHA: f64 = 0.05;
+/// The power the detectable change is computed for.
+pub const POWER: f64 = 0.80;
+
+/// The programs whose metrics only use the CPU's core.
+pub const SENTINELS: &[&str] = &["lat_ops", "mhz"];
+
+/// What to compare and how.
+pub struct Options<'a> {
+    /// The change that matters, percent of the time per operation.
+    pub threshold_pct: f64,
+    /// Other work (in CPUs) above which a metric gets no verdict.
+    pub busy_cpus: f64,
+    pub filter: Option<&'a Regex>,
+}
+
+/// A comparison's verdict on one metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Slower,
+    Faster,
+    Small,
+    Unchanged,
+    CannotTell,
+    Untested,
+    Busy,
+}
+
+impl Verdict {
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Small => "small",
+            Verdict::Unchanged => "unchanged",
+            Verdict::CannotTell => "cannot tell",
+            Verdict::Untested => "untested",
+            Verdict::Busy => "busy machine",
+        }
+    }
+
+    /// Called changed (by any amount).
+    pub fn called(self) -> bool {
+        matches!(self, Verdict::Slower | Verdict::Faster | Verdict::Small)
+    }
+}
+
+/// What the test rested on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Per-run statistics: run-to-run noise counted.
+    Runs,
+    /// The samples of one run a side: run-to-run noise unseen.
+    Samples,
+}
+
+/// One metric's test.
+#[derive(Debug, Clone, Serialize)]
+pub struct Test {
+    /// New over old, time per operation.
+    pub ratio: f64,
+    /// The 95% interval of the ratio.
+    pub interval: (f64, f64),
+    pub df: f64,
+    pub p: f64,
+    /// Benjamini-Hochberg's adjusted p over every metric tested.
+    pub q: f64,
+    /// The smallest change (percent of the time) found with 80% power.
+    pub detect_pct: f64,
+    /// Runs a side that would bring `detect_pct` to the threshold, when it
+    /// is above it (at this spread; `None` beyond 1000).
+    pub runs_needed: Option<usize>,
+    /// Degrees of freedom borrowed from the metric's program.
+    pub borrowed_df: f64,
+}
+
+/// One metric's comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub id: String,
+    pub unit: &'static str,
+    /// The compared statistic, in the metric's unit (geometric mean over
+    /// the runs): old, new.
+    pub old: f64,
+    pub new: f64,
+    /// The change of the shown figure, percent (for a bandwidth, of MB/s).
+    pub change_pct: f64,
+    /// The change of the time per operation, percent: + is slower.
+    pub time_change_pct: f64,
+    pub estimator: Estimator,
+    /// The sample count of the fastest-of statistic.
+    pub m: usize,
+    /// Runs compared: old, new.
+    pub runs: [usize; 2],
+    /// Runs left out as measured on a busy machine: old, new.
+    pub busy_runs: [usize; 2],
+    pub level: Level,
+    pub test: Option<Test>,
+    pub modes: Option<Modes>,
+    pub verdict: Verdict,
+    /// The busiest window of each side, if it was busy.
+    #[serde(skip)]
+    pub busy: [Option<Activity>; 2],
+}
+
+impl Row {
+    /// The statistic compared, in a few characters: "min10" (fastest of
+    /// 10 samples a run), "med", "mode" (median inside the main mode).
+    pub fn stat_label(&self) -> String {
+        match (&self.modes, self.estimator) {
+            (Some(_), _) => "mode".to_string(),
+            (None, Estimator::Median) => "med".to_string(),
+            (None, Estimator::Fastest) => format!("min{}", self.m),
+        }
+    }
+
+    /// The interval of the shown figure's change, percent.
+    pub fn change_interval_pct(&self) -> Option<(f64, f64)> {
+        let t = self.test.as_ref()?;
+        let (lo, hi) = t.interval;
+        Some(if self.unit == Unit::MBps.label() {
+            (100.0 * (1.0 / hi - 1.0), 100.0 * (1.0 / lo - 1.0))
+        } else {
+            (100.0 * (lo - 1.0), 100.0 * (hi - 1.0))
+        })
+    }
+}
+
+/// How the CPU-only metrics moved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drift {
+    /// Sentinel metrics compared.
+    pub metrics: usize,
+    /// Of them, called changed.
+    pub called: usize,
+    /// Their median change of time, percent.
+    pub median_pct: f64,
+}
+
+impl Drift {
+    /// Most sentinels called changed, in one direction by 1% or more.
+    pub fn machine_changed(&self) -> bool {
+        self.metrics > 0 && self.called * 2 > self.metrics && self.median_pct.abs() >= 1.0
+    }
+}
+
+/// A whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// Significant changes first, the largest on top; then the rest.
+    pub rows: Vec<Row>,
+    pub drift: Drift,
+    /// Metrics tested (the multiplicity the q-values answer for).
+    pub tested: usize,
+    pub threshold_pct: f64,
+}
+
+impl Comparison {
+    pub fn count(&self, v: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+}
+
+/// One side's per-run statistics of a metric, and what they rest on.
+struct Sides {
+    old: Vec<f64>,
+    new: Vec<f64>,
+    estimator: Estimator,
+    m: usize,
+    modes: Option<Modes>,
+    /// Runs left out because other work used the machine: old, new.
+    busy_runs: [usize; 2],
+    /// The busiest window of a side all of whose runs were busy.
+    busy: [Option<Activity>; 2],
+    /// Every idle sample of each side (for a test on samples).
+    samples: [Vec<f64>; 2],
+}
+
+/// The runs of a metric measured on an idle machine, the number left out,
+/// and the busiest window when none is left. A run's record is matched to
+/// its samples when there is one per run; a metric whose records cannot
+/// be matched (saved before they were kept per run) is busy or not as a
+/// whole.
+fn idle_reps(s: &MetricStats, busy_cpus: f64) -> (Vec<Vec<f64>>, usize, Option<Activity>) {
+    let reps = s.reps();
+    if s.activity.len() == reps.len() && reps.len() > 1 {
+        let (idle, busy): (Vec<_>, Vec<_>) = reps
+            .into_iter()
+            .zip(&s.activity)
+            .partition(|(_, a)| !a.is_busy(busy_cpus));
+        let worst = idle
+            .is_empty()
+            .then(|| Activity::worst(&s.activity).cloned())
+            .flatten();
+        return (
+            idle.into_iter().map(|(r, _)| r).collect(),
+            busy.len(),
+            worst,
+        );
+    }
+    match busy_window(s, busy_cpus) {
+        Some(a) => (Vec::new(), reps.len(), Some(a.clone())),
+        None => (reps, 0, None),
+    }
+}
+
+/// The per-run statistics (ns) of both sides, busy runs left out.
+fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64) -> Sides {
+    let (ro, bo, wo) = idle_reps(o, busy_cpus);
+    let (rn, bn, wn) = idle_reps(n, busy_cpus);
+    let all = |r: &[Vec<f64>]| -> Vec<f64> { r.iter().flatten().copied().collect() };
+    // Like with like only where both sides hold both modes: modes that
+    // split the sides apart are the change itself, not a lottery.
+    let modes = estimate::modes(&all(&ro), &all(&rn))
+        .filter(|m| m.fast_share.iter().all(|s| (0.1..=0.9).contains(s)));
+    let estimator = Estimator::for_metric(id);
+    let m = ro
+        .iter()
+        .chain(&rn)
+        .map(Vec::len)
+        .filter(|&k| k > 0)
+        .min()
+        .unwrap_or(0);
+    let per_run = |reps: &[Vec<f64>]| -> Vec<f64> {
+        reps.iter()
+            .filter_map(|r| {
+                let v = match &modes {
+                    Some(md) => {
+                        let inside = md.in_main(r);
+                        (!inside.is_empty()).then(|| stats::median(&inside))?
+                    }
+                    None if r.is_empty() => return None,
+                    None => estimator.of(r, m),
+                };
+                (v > 0.0 && v.is_finite()).then_some(v)
+            })
+            .collect()
+    };
+    Sides {
+        old: per_run(&ro),
+        new: per_run(&rn),
+        estimator,
+        m,
+        modes,
+        busy_runs: [bo, bn],
+        busy: [wo, wn],
+        samples: [all(&ro), all(&rn)],
+    }
+}
+
+/// A test before moderation and adjustment.
+struct Raw {
+    diff: f64,
+    s2: f64,
+    d: f64,
+    /// sqrt(1/ka + 1/kb), or for samples the factor of Welch's se.
+    scale: f64,
+    level: Level,
+    runs: [usize; 2],
+}
+
+/// The raw test of one metric from its per-run statistics (or, with one
+/// run a side, its samples).
+fn raw_test(s: &Sides) -> Option<Raw> {
+    let (ka, kb) = (s.old.len(), s.new.len());
+    if ka == 0 || kb == 0 {
+        return None;
+    }
+    let ln = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v.ln()).collect() };
+    let (a, b) = (ln(&s.old), ln(&s.new));
+    let diff = stats::mean(&b) - stats::mean(&a);
+    if ka + kb >= 3 {
+        // Pooled variance of the runs around their side's mean.
+        let ss = |x: &[f64]| stats::variance(x) * (x.len() as f64 - 1.0).max(0.0);
+        let d = (ka + kb - 2) as f64;
+        return Some(Raw {
+            diff,
+            s2: (ss(&a) + ss(&b)) / d,
+            d,
+            scale: (1.0 / ka as f64 + 1.0 / kb as f64).sqrt(),
+            level: Level::Runs,
+            runs: [ka, kb],
+        });
+    }
+    // One run a side: the spread of its samples (log), Welch's df.
+    let pos = |x: &[f64]| -> Vec<f64> { x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect() };
+    let (xa, xb) = (pos(&s.samples[0]), pos(&s.samples[1]));
+    if xa.len() < 2 || xb.len() < 2 {
+        return None;
+    }
+    let (va, vb) = (
+        stats::variance(&xa) / xa.len() as f64,
+        stats::variance(&xb) / xb.len() as f64,
+    );
+    let se2 = va + vb;
+    let d = if se2 > 0.0 {
+        se2 * se2 / (va * va / (xa.len() as f64 - 1.0) + vb * vb / (xb.len() as f64 - 1.0))
+    } else {
+        (xa.len() + xb.len() - 2) as f64
+    };
+    Some(Raw {
+        diff,
+        s2: se2,
+        d,
+        scale: 1.0,
+        level: Level::Samples,
+        runs: [1, 1],
+    })
+}
+
+/// The runs a side at which the detectable change reaches `target` (a
+/// log ratio) for a run-to-run variance `s2` with `d0` borrowed df.
+fn runs_needed(s2: f64, d0: f64, target: f64) -> Option<usize> {
+    (2..=1000).find(|&k| {
+        let df = (2 * k - 2) as f64 + d0;
+        detect_factor(df) * (s2 * 2.0 / k as f64).sqrt() <= target
+    })
+}
+
+/// t(0.975) + t(0.80) at `df`: the detectable change in standard errors.
+fn detect_factor(df: f64) -> f64 {
+    stats::t_quantile(ALPHA, df) + stats::t_quantile(2.0 * (1.0 - POWER), df)
+}
+
+/// Compares every metric both runs have (and the filter matches).
+pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
+    let threshold = (1.0 + opts.threshold_pct / 100.0).ln();
+    struct Pending {
+        id: String,
+        metric: Option<&'static Metric>,
+        sides: Sides,
+        raw: Option<Raw>,
+        busy: [Option<Activity>; 2],
+        bytes: Option<f64>,
+    }
+    let mut pending = Vec::new();
+    for (id, o) in &old.metrics {
+        let Some(n) = new.metrics.get(id) else {
+            continue;
+        };
+        if opts.filter.is_some_and(|re| !re.is_match(id)) {
+            continue;
+        }
+        let s = sides(id, o, n, opts.busy_cpus);
+        let raw = raw_test(&s);
+        pending.push(Pending {
+            id: id.clone(),
+            metric: Metric::by_id(id),
+            busy: s.busy.clone(),
+            sides: s,
+            raw,
+            bytes: o.bytes_per_iter.or(n.bytes_per_iter).map(|b| b as f64),
+        });
+    }
+    // Priors per program, from the run-level tests of idle metrics.
+    let program = |id: &str| id.split('/').next().unwrap_or(id).to_string();
+    let mut groups: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut everyone = (Vec::new(), Vec::new());
+    for p in &pending {
+        if let Some(r) = p
+            .raw
+            .as_ref()
+            .filter(|r| r.level == Level::Runs && r.d > 0.0)
+        {
+            if p.busy.iter().all(Option::is_none) {
+                let g = groups.entry(program(&p.id)).or_default();
+                g.0.push(r.s2);
+                g.1.push(r.d);
+                everyone.0.push(r.s2);
+                everyone.1.push(r.d);
+            }
+        }
+    }
+    let global = moderate::fit(&everyone.0, &everyone.1);
+    let priors: BTreeMap<String, moderate::Prior> = groups
+        .iter()
+        .map(|(k, (s2, d))| {
+            let own = moderate::fit(s2, d);
+            (
+                k.clone(),
+                if s2.len() >= moderate::MIN_GROUP {
+                    own
+                } else {
+                    global
+                },
+            )
+        })
+        .collect();
+
+    let mut rows: Vec<Row> = pending
+        .into_iter()
+        .map(|p| {
+            let unit = p.metric.map_or(Unit::Nanos, |m| m.unit);
+            let gmean = |x: &[f64]| (x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64).exp();
+            let (o_ns, n_ns) = if p.sides.old.is_empty() || p.sides.new.is_empty() {
+                (f64::NAN, f64::NAN)
+            } else {
+                (gmean(&p.sides.old), gmean(&p.sides.new))
+            };
+            let shown = |ns: f64| unit.from_ns_per_iter(ns, p.bytes).unwrap_or(ns);
+            let (old_v, new_v) = (shown(o_ns), shown(n_ns));
+            let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
+            let test = p.raw.as_ref().map(|r| {
+                let prior = match r.level {
+                    Level::Runs => priors.get(&program(&p.id)).copied().unwrap_or(global),
+                    Level::Samples => moderate::Prior {
+                        d0: 0.0,
+                        s0_sq: 0.0,
+                    },
+                };
+                let (s2, df) = prior.moderate(r.s2, r.d);
+                let se = (s2).sqrt() * r.scale;
+                let p_value = if se > 0.0 {
+                    stats::t_two_sided_p(r.diff / se, df)
+                } else if r.diff == 0.0 {
+                    1.0
+                } else {
+                    0.0
+                };
+                let half = stats::t_quantile(ALPHA, df) * se;
+                let detect = detect_factor(df) * se;
+                Test {
+                    ratio: r.diff.exp(),
+                    interval: ((r.diff - half).exp(), (r.diff + half).exp()),
+                    df,
+                    p: p_value,
+                    q: f64::NAN,
+                    detect_pct: 100.0 * (detect.exp() - 1.0),
+                    runs_needed: match r.level {
+                        Level::Runs if detect > threshold => runs_needed(s2, prior.d0, threshold),
+                        _ => None,
+                    },
+                    borrowed_df: df - r.d,
+                }
+            });
+            Row {
+                id: p.id,
+                unit: unit.label(),
+                old: old_v,
+                new: new_v,
+                change_pct: pct(old_v, new_v),
+                time_change_pct: pct(o_ns, n_ns),
+                estimator: p.sides.estimator,
+                m: p.sides.m,
+                runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
+                busy_runs: p.sides.busy_runs,
+                level: p.raw.as_ref().map_or(Level::Runs, |r| r.level),
+                test,
+                modes: p.sides.modes,
+                verdict: if p.busy.iter().any(Option::is_some) {
+                    Verdict::Busy
+                } else {
+                    Verdict::Untested
+                },
+                busy: p.busy,
+            }
+        })
+        .collect();
+
+    // Benjamini-Hochberg over every idle metric with a test.
+    let judged: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].verdict != Verdict::Busy && rows[i].test.is_some())
+        .collect();
+    let p: Vec<f64> = judged
+        .iter()
+        .map(|&i| rows[i].test.as_ref().map_or(f64::NAN, |t| t.p))
+        .collect();
+    for (&i, q) in judged.iter().zip(stats::bh_adjust(&p)) {
+        let row = &mut rows[i];
+        let t = row.test.as_mut().expect("judged rows have tests");
+        t.q = q;
+        let change = t.ratio.ln();
+        row.verdict = if q < ALPHA {
+            if change.abs() < threshold {
+                Verdict::Small
+            } else if change > 0.0 {
+                Verdict::Slower
+            } else {
+                Verdict::Faster
+            }
+        } else if (1.0 + t.detect_pct / 100.0).ln() <= threshold {
+            Verdict::Unchanged
+        } else {
+            Verdict::CannotTell
+        };
+    }
+    let drift = drift(&rows);
+    rows.sort_by(|a, b| {
+        let rank = |r: &Row| match r.verdict {
+            Verdict::Slower | Verdict::Faster => 0,
+            Verdict::Small => 1,
+            _ => 2,
+        };
+        rank(a)
+            .cmp(&rank(b))
+            .then(b.time_change_pct.abs().total_cmp(&a.time_change_pct.abs()))
+            .then(a.id.cmp(&b.id))
+    });
+    Comparison {
+        rows,
+        drift,
+        tested: judged.len(),
+        threshold_pct: opts.threshold_pct,
+    }
+}
+
+/// How the CPU-only metrics moved.
+fn drift(rows: &[Row]) -> Drift {
+    let sentinel: Vec<&Row> = rows
+        .iter()
+        .filter(|r| SENTINELS.iter().any(|p| r.id.split('/').next() == Some(p)))
+        .filter(|r| r.verdict != Verdict::Busy && r.test.is_some())
+        .collect();
+    let changes: Vec<f64> = sentinel.iter().map(|r| r.time_change_pct).collect();
+    Drift {
+        metrics: sentinel.len(),
+        called: sentinel.iter().filter(|r| r.verdict.called()).count(),
+        median_pct: if changes.is_empty() {
+            0.0
+        } else {
+            stats::median(&changes)
+        },
+    }
+}
