@@ -10,7 +10,7 @@
 
 use anyhow::{bail, Result};
 use lmbench_support::activity::BUSY_CPUS;
-use lmbench_support::catalog::tables::{REMOTE_BW, REMOTE_LAT};
+use lmbench_support::catalog::tables::{MEM_LAT, REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
@@ -157,6 +157,39 @@ fn merge_notes(per_run: &[(String, Vec<String>)]) -> String {
     out
 }
 
+/// Under table `t`, per imported run: the figures it brought that no
+/// column of ours holds, kept beside this table (`Imported::extra`), and
+/// under the memory table its "Guesses", so nothing read is hidden.
+fn imported_notes(t: &Table, runs: &[Run]) -> String {
+    let mut out = String::new();
+    let prefix = format!("{}/", t.key);
+    for r in runs {
+        let Some(imp) = &r.imported else { continue };
+        let extra: Vec<String> = imp
+            .extra
+            .iter()
+            .filter_map(|(k, v)| {
+                let name = k.strip_prefix(&prefix)?;
+                Some(format!("{name} {}", table::fmt_num(*v, 8)))
+            })
+            .collect();
+        if !extra.is_empty() {
+            out.push_str(&format!(
+                "  {}: {} ({}; no column of ours)\n",
+                r.host(),
+                extra.join(", "),
+                imp.format
+            ));
+        }
+        if t.key == MEM_LAT.key {
+            if let Some(g) = r.machine.get("guesses") {
+                out.push_str(&format!("  {}: Guesses: {g}\n", r.host()));
+            }
+        }
+    }
+    out
+}
+
 fn text(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = table::banner();
     let mut any_busy = false;
@@ -169,8 +202,9 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
             out.push_str(&format!("  * {n}\n"));
         }
         // lmbench's "Guesses", the cache points and sizes used, under the
-        // table.
+        // table; then what imported runs brought beside it.
         out.push_str(&run_notes(t, runs));
+        out.push_str(&imported_notes(t, runs));
         // Whom the remote figures were measured against.
         if t.key == REMOTE_LAT.key || t.key == REMOTE_BW.key {
             for r in runs
