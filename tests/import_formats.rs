@@ -110,6 +110,19 @@ fn lmbench_3_0_summary_every_table() {
 }
 
 #[test]
+fn a_summary_quoted_in_a_reply_reads_as_posted() {
+    for name in [
+        "lmbench-1.9-intact.txt",
+        "lmbench-2.0-summary.txt",
+        "lmbench-3.0-summary.txt",
+    ] {
+        let text = fixture(name);
+        let quoted: String = text.lines().map(|l| format!("> {l}\n")).collect();
+        assert_eq!(parse(&quoted), parse(&text), "{name}");
+    }
+}
+
+#[test]
 fn lmbench_3_0_results_file() {
     let ms = machines("lmbench-3.0-results.txt");
     let m = &ms[0];

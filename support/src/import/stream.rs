@@ -8,10 +8,9 @@
 //!
 //! A row starts with one to three host words, the OS ("name release": a
 //! word with a letter that is no figure, then one with a digit) and a
-//! figure (for the
-//! tables that open with a Description, that word then a figure), and
-//! runs on while words are figures (`-` an empty cell), read as a row with
-//! collapsed whitespace (`rows`). A table ending in a text column
+//! figure (for the tables that open with a Description, that word then a
+//! figure), and runs on while words are figures (`-` an empty cell), read
+//! as a row with collapsed whitespace (`rows`). A table ending in a text column
 //! (Guesses) takes the words after the figures through the last one that
 //! ends in "?" before the next row, at most six: lmbench's guesses are
 //! short questions ("Bad mhz?", "No L2 cache?"), and nothing else marks
@@ -105,8 +104,8 @@ pub fn tables(input: &str, warnings: &mut Vec<String>) -> Result<Vec<TableRows>,
         };
         let title_line = ws[p].line;
         let mut q = p + n;
-        // The underline, and a note such as "(WARNING - may not be correct,
-        // check graphs)".
+        // The underline, and a note of at most a dozen words such as
+        // "(WARNING - may not be correct, check graphs)".
         loop {
             if q < ws.len() && is_dashes(ws[q].w) {
                 q += 1;
