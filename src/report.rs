@@ -10,12 +10,12 @@
 
 use anyhow::{bail, Result};
 use lmbench_support::activity::BUSY_CPUS;
-use lmbench_support::catalog::tables::{REMOTE_BW, REMOTE_LAT};
+use lmbench_support::catalog::tables::{MEM_LAT, REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
 use crate::cells::{self, Cell, Spread};
-use crate::results::Run;
+use crate::results::{Imported, Run};
 use crate::{store, table};
 
 mod floors;
@@ -126,14 +126,50 @@ pub fn render(runs: &[Run]) -> Result<String> {
 }
 
 /// The notes of table `t` for the runs that have data in it
-/// ([`merge_notes`]).
+/// ([`merge_notes`]): a run of ours gets the table's notes, an imported
+/// one [`imported_notes`].
 fn run_notes(t: &Table, runs: &[Run]) -> String {
     let per_run: Vec<(String, Vec<String>)> = runs
         .iter()
-        .filter(|r| r.imported.is_none() && table::has_data(t, std::slice::from_ref(*r)))
-        .map(|r| (r.host(), (t.notes)(r)))
+        .filter(|r| table::has_data(t, std::slice::from_ref(*r)))
+        .map(|r| {
+            let notes = match &r.imported {
+                Some(imp) => imported_notes(t, r, imp),
+                None => (t.notes)(r),
+            };
+            (r.host(), notes)
+        })
         .collect();
     merge_notes(&per_run)
+}
+
+/// What an imported run brought for table `t` that none of its columns
+/// shows, so nothing read is hidden: the figures kept beside it
+/// (`Imported::extra`) and, under the memory table, lmbench's "Guesses".
+fn imported_notes(t: &Table, r: &Run, imp: &Imported) -> Vec<String> {
+    let prefix = format!("{}/", t.key);
+    let extra: Vec<String> = imp
+        .extra
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = k.strip_prefix(&prefix)?;
+            Some(format!("{name} {}", table::fmt_num(*v, 8)))
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !extra.is_empty() {
+        notes.push(format!(
+            "{} ({}; no column of ours)",
+            extra.join(", "),
+            imp.format
+        ));
+    }
+    if t.key == MEM_LAT.key {
+        if let Some(g) = r.machine.get("guesses") {
+            notes.push(format!("Guesses: {g}"));
+        }
+    }
+    notes
 }
 
 /// Notes of several runs, (host, notes) each, as lines under a table: a
@@ -168,8 +204,8 @@ fn text(runs: &[Run], opts: &Options) -> Result<String> {
             any_busy = true;
             out.push_str(&format!("  * {n}\n"));
         }
-        // lmbench's "Guesses", the cache points and sizes used, under the
-        // table.
+        // lmbench's "Guesses", the cache points and sizes used, what an
+        // imported run brought beside the table, under it.
         out.push_str(&run_notes(t, runs));
         // Whom the remote figures were measured against.
         if t.key == REMOTE_LAT.key || t.key == REMOTE_BW.key {

@@ -66,17 +66,25 @@ fn cut(s: &str, w: usize) -> String {
 
 /// True if any run has a figure for any column of the table: a figure it
 /// measured (or imported), not only a machine fact such as the OS's clock
-/// or CPU count, so a run of a few programs prints only their tables.
+/// or CPU count, so a run of a few programs prints only their tables. An
+/// imported figure kept beside the table (no column of ours) counts too,
+/// so the table is printed with it underneath.
 pub fn has_data(table: &Table, runs: &[Run]) -> bool {
+    let beside = format!("{}/", table.key);
     runs.iter().any(|r| {
-        table
-            .columns
-            .iter()
-            .enumerate()
-            .any(|(i, c)| match r.imported {
-                Some(_) => !matches!(c.source, Source::Fact(_)) && r.cell(table, i).is_some(),
-                None => c.source.measured(r),
-            })
+        let imported_beside = r
+            .imported
+            .as_ref()
+            .is_some_and(|imp| imp.extra.keys().any(|k| k.starts_with(&beside)));
+        imported_beside
+            || table
+                .columns
+                .iter()
+                .enumerate()
+                .any(|(i, c)| match r.imported {
+                    Some(_) => !matches!(c.source, Source::Fact(_)) && r.cell(table, i).is_some(),
+                    None => c.source.measured(r),
+                })
     })
 }
 

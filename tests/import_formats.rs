@@ -1,31 +1,15 @@
 //! The importer on a fixture of each format: lmbench 1.9 SUMMARY posts
 //! (layout intact, and whitespace collapsed), 2.0 and 3.0 SUMMARY tables,
-//! and a 3.0 results file; malformed files are refused with a line number.
+//! and a 3.0 results file; malformed files are refused with a line number
+//! (lmbench 1.0 and 1.1: `import_lmbench1.rs`).
 //! Then the CLI: `lmbench import` files each machine under its host,
 //! `summary` shows it beside a run of ours, `compare` says "no samples".
 
 mod common;
 
+use common::import::*;
 use common::*;
-use lmbench_support::import::{parse, Machine, ParseError};
-
-fn fixture(name: &str) -> String {
-    let p = format!(
-        "{}/tests/fixtures/import/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
-}
-
-fn machines(name: &str) -> Vec<Machine> {
-    parse(&fixture(name))
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-        .machines
-}
-
-fn cell(m: &Machine, key: &str) -> Option<f64> {
-    m.cells.get(key).copied()
-}
+use lmbench_support::import::parse;
 
 #[test]
 fn lmbench_1_9_intact_layout_keeps_empty_cells_empty() {
@@ -126,6 +110,19 @@ fn lmbench_3_0_summary_every_table() {
 }
 
 #[test]
+fn a_summary_quoted_in_a_reply_reads_as_posted() {
+    for name in [
+        "lmbench-1.9-intact.txt",
+        "lmbench-2.0-summary.txt",
+        "lmbench-3.0-summary.txt",
+    ] {
+        let text = fixture(name);
+        let quoted: String = text.lines().map(|l| format!("> {l}\n")).collect();
+        assert_eq!(parse(&quoted), parse(&text), "{name}");
+    }
+}
+
+#[test]
 fn lmbench_3_0_results_file() {
     let ms = machines("lmbench-3.0-results.txt");
     let m = &ms[0];
@@ -158,10 +155,6 @@ fn lmbench_3_0_results_file() {
     near("mem_lat/Main mem", 11.2);
     assert_eq!(cell(m, "comm_lat/RPC/ UDP"), None); // "RPC: Timed out"
     assert_eq!(m.facts.get("remote_peer").map(String::as_str), Some("peer"));
-}
-
-fn refused(text: &str) -> ParseError {
-    parse(text).expect_err("accepted a malformed file")
 }
 
 #[test]
@@ -215,7 +208,7 @@ fn malformed_files_name_the_line() {
 #[test]
 fn import_then_summary_and_compare() {
     let env = Env::new();
-    let f = |n: &str| format!("{}/tests/fixtures/import/{n}", env!("CARGO_MANIFEST_DIR"));
+    let f = fixture_path;
     let o = env.lmbench(&["import", &f("lmbench-1.9-intact.txt"), "--label", "y2000"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("imported ds20 (NetBSD 1.4U, lmbench 1.9 SUMMARY"));

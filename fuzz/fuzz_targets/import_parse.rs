@@ -1,6 +1,7 @@
 //! The C-suite results importer (`lmbench_support::import::parse`): any
-//! text a user may pass to `lmbench import`, a SUMMARY post or a results
-//! file, mangled by mailers, editors and truncation.
+//! text a user may pass to `lmbench import`, a SUMMARY post (lmbench 1.0
+//! to 3.0, intact, quoted or collapsed onto long lines) or a results file,
+//! mangled by mailers, editors and truncation.
 //!
 //! Checked beyond "no panic": an error names a line of the text (1 to one
 //! past the last); a machine read starts at a line of the text; every

@@ -2,9 +2,10 @@
 //! table's title, its column headers (word for word, as the posts show
 //! them), and the column of ours each feeds. A table is recognised by its
 //! title and its header words, so the layouts survive collapsed
-//! whitespace. Sources: the two lmbench 1.9 posts of the project's seeds
-//! (NetBSD pmax, NetBSD and OSF1 on Alpha), lmbench 2.0 and 3.0 posts to
-//! linux-kernel (2002, 2003), lmbench 3.0 summaries of recent Linux.
+//! whitespace. Sources: two lmbench 1.9 mailing-list posts (NetBSD pmax,
+//! NetBSD and OSF1 on Alpha), lmbench 2.0 and 3.0 posts to linux-kernel
+//! (2002, 2003), lmbench 3.0 summaries of recent Linux. lmbench 1.0 and
+//! 1.1's tables are in `lmbench1`.
 
 use crate::catalog::tables::{
     COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64, PROCESSES,
@@ -32,6 +33,10 @@ pub struct Col {
     /// Our column's name (`Table::column_name`) where it is not the
     /// published one.
     pub ours_name: Option<&'static str>,
+    /// For a figure that feeds none of our columns: the table of ours it
+    /// is kept beside (`Machine::extra` keys it `table key/column name`,
+    /// and the summary prints it under that table).
+    pub beside: Option<&'static Table>,
 }
 
 /// One published table layout.
@@ -44,30 +49,43 @@ pub struct Layout {
 
 impl Col {
     /// A figure column that feeds the column of `t` with the same name.
-    const fn fig(top: &'static str, bottom: &'static str, t: &'static Table) -> Col {
+    pub(super) const fn fig(top: &'static str, bottom: &'static str, t: &'static Table) -> Col {
         Col {
             head: [top, bottom, ""],
             kind: Kind::Figure,
             table: Some(t),
             ours_name: None,
+            beside: None,
         }
     }
 
     /// A figure column that feeds column `ours` of `t` (named otherwise).
-    const fn to(self, ours: &'static str) -> Col {
+    pub(super) const fn to(self, ours: &'static str) -> Col {
         Col {
             ours_name: Some(ours),
             ..self
         }
     }
 
-    /// A column that feeds none of ours.
-    const fn none(head: [&'static str; 3], kind: Kind) -> Col {
+    /// A text column (feeds none of ours; read into `Machine::facts`).
+    pub(super) const fn text(head: [&'static str; 3]) -> Col {
         Col {
             head,
-            kind,
+            kind: Kind::Text,
             table: None,
             ours_name: None,
+            beside: None,
+        }
+    }
+
+    /// A figure column that feeds none of ours, kept beside table `t`.
+    pub(super) const fn beside(head: [&'static str; 3], t: &'static Table) -> Col {
+        Col {
+            head,
+            kind: Kind::Figure,
+            table: None,
+            ours_name: None,
+            beside: Some(t),
         }
     }
 
@@ -133,8 +151,8 @@ macro_rules! proc_cols {
 }
 
 /// lmbench 1.9's "selct" column does not say what it selects on, so it
-/// feeds none of ours (kept in `extra`).
-static PROC_19: [Col; 11] = proc_cols!(Col::none(["selct", "", ""], Kind::Figure));
+/// feeds none of ours (kept in `extra`, beside the Processes table).
+static PROC_19: [Col; 11] = proc_cols!(Col::beside(["selct", "", ""], &PROCESSES));
 static PROC_20: [Col; 11] = proc_cols!(Col::fig("selct", "TCP", &PROCESSES).to("slct TCP"));
 static PROC_30: [Col; 11] = proc_cols!(Col::fig("slct", "TCP", &PROCESSES));
 
@@ -148,16 +166,29 @@ static CTX_COLS: [Col; 7] = [
     Col::fig("16p/64K", "ctxsw", &CTX),
 ];
 
-static LAT_COLS: [Col; 8] = [
-    Col::fig("2p/0K", "ctxsw", &COMM_LAT),
-    Col::fig("Pipe", "", &COMM_LAT),
-    Col::fig("AF", "UNIX", &COMM_LAT),
-    Col::fig("UDP", "", &COMM_LAT),
-    Col::fig("RPC/", "UDP", &COMM_LAT),
-    Col::fig("TCP", "", &COMM_LAT),
-    Col::fig("RPC/", "TCP", &COMM_LAT),
-    Col::fig("TCP", "conn", &COMM_LAT),
-];
+/// The local latency columns; lmbench 1.0 prints them without 2p/0K,
+/// AF UNIX and TCP conn.
+macro_rules! lat_cols {
+    ($($ctx:expr)?; $($af_unix:expr)?; $($conn:expr)?) => {
+        [
+            $($ctx,)?
+            Col::fig("Pipe", "", &COMM_LAT),
+            $($af_unix,)?
+            Col::fig("UDP", "", &COMM_LAT),
+            Col::fig("RPC/", "UDP", &COMM_LAT),
+            Col::fig("TCP", "", &COMM_LAT),
+            Col::fig("RPC/", "TCP", &COMM_LAT),
+            $($conn)?
+        ]
+    };
+}
+pub(super) use lat_cols;
+
+static LAT_COLS: [Col; 8] = lat_cols!(
+    Col::fig("2p/0K", "ctxsw", &COMM_LAT);
+    Col::fig("AF", "UNIX", &COMM_LAT);
+    Col::fig("TCP", "conn", &COMM_LAT)
+);
 
 static RLAT_COLS: [Col; 5] = [
     Col::fig("UDP", "", &REMOTE_LAT),
@@ -187,36 +218,47 @@ static FS_30: [Col; 8] = [
     Col::fig("100fd", "selct", &FS_VM),
 ];
 
-static BW_COLS: [Col; 9] = [
-    Col::fig("Pipe", "", &COMM_BW),
-    Col::fig("AF", "UNIX", &COMM_BW),
-    Col::fig("TCP", "", &COMM_BW),
-    Col::fig("File", "reread", &COMM_BW),
-    Col::fig("Mmap", "reread", &COMM_BW),
-    Col::fig("Bcopy", "(libc)", &COMM_BW),
-    Col::fig("Bcopy", "(hand)", &COMM_BW),
-    Col::fig("Mem", "read", &COMM_BW),
-    Col::fig("Mem", "write", &COMM_BW),
-];
+/// The local bandwidth columns; lmbench 1.0 prints them without AF UNIX.
+macro_rules! bw_cols {
+    ($($af_unix:expr)?) => {
+        [
+            Col::fig("Pipe", "", &COMM_BW),
+            $($af_unix,)?
+            Col::fig("TCP", "", &COMM_BW),
+            Col::fig("File", "reread", &COMM_BW),
+            Col::fig("Mmap", "reread", &COMM_BW),
+            Col::fig("Bcopy", "(libc)", &COMM_BW),
+            Col::fig("Bcopy", "(hand)", &COMM_BW),
+            Col::fig("Mem", "read", &COMM_BW),
+            Col::fig("Mem", "write", &COMM_BW),
+        ]
+    };
+}
+pub(super) use bw_cols;
 
-const GUESSES: Col = Col::none(["Guesses", "", ""], Kind::Text);
-static MEM_19: [Col; 5] = [
-    Col::fig("Mhz", "", &MEM_LAT),
-    Col::fig("L1 $", "", &MEM_LAT),
-    Col::fig("L2 $", "", &MEM_LAT),
-    Col::fig("Main mem", "", &MEM_LAT),
-    GUESSES,
-];
-static MEM_30: [Col; 6] = [
-    Col::fig("Mhz", "", &MEM_LAT),
-    Col::fig("L1 $", "", &MEM_LAT),
-    Col::fig("L2 $", "", &MEM_LAT),
-    Col::fig("Main mem", "", &MEM_LAT),
-    Col::fig("Rand mem", "", &MEM_LAT),
-    GUESSES,
-];
+static BW_COLS: [Col; 9] = bw_cols!(Col::fig("AF", "UNIX", &COMM_BW));
 
-const DESCRIPTION: Col = Col::none(["Description", "", ""], Kind::Text);
+pub(super) const GUESSES: Col = Col::text(["Guesses", "", ""]);
+/// The memory latency columns every version opens with, then its own
+/// (Rand mem, TLB) and Guesses.
+macro_rules! mem_cols {
+    ($($more:expr),*) => {
+        [
+            Col::fig("Mhz", "", &MEM_LAT),
+            Col::fig("L1 $", "", &MEM_LAT),
+            Col::fig("L2 $", "", &MEM_LAT),
+            Col::fig("Main mem", "", &MEM_LAT),
+            $($more,)*
+            GUESSES,
+        ]
+    };
+}
+pub(super) use mem_cols;
+
+static MEM_19: [Col; 5] = mem_cols!();
+static MEM_30: [Col; 6] = mem_cols!(Col::fig("Rand mem", "", &MEM_LAT));
+
+const DESCRIPTION: Col = Col::text(["Description", "", ""]);
 static SYS_20: [Col; 2] = [DESCRIPTION, Col::fig("Mhz", "", &SYSPARAMS)];
 static SYS_30: [Col; 6] = [
     DESCRIPTION,
@@ -227,6 +269,7 @@ static SYS_30: [Col; 6] = [
         kind: Kind::Figure,
         table: Some(&SYSPARAMS),
         ours_name: Some("cache line"),
+        beside: None,
     },
     Col::fig("mem", "par", &SYSPARAMS),
     Col::fig("scal", "load", &SYSPARAMS),
@@ -264,8 +307,8 @@ ops!(
     ["add", "mul", "div", "bogo"]
 );
 
-/// Every known layout; several may share a title (told apart by headers).
-pub static LAYOUTS: &[Layout] = &[
+/// The layouts of lmbench 1.9 to 3.0 (see [`all`]).
+static LAYOUTS: &[Layout] = &[
     Layout {
         title: SYS_TITLE,
         versions: "2.0",
@@ -353,6 +396,11 @@ pub static LAYOUTS: &[Layout] = &[
     },
 ];
 
+/// Every known layout; several may share a title (told apart by headers).
+pub fn all() -> impl Iterator<Item = &'static Layout> {
+    LAYOUTS.iter().chain(&super::lmbench1::LAYOUTS)
+}
+
 /// Titles compare with runs of whitespace collapsed.
 pub fn same_title(a: &str, b: &str) -> bool {
     a.split_whitespace().eq(b.split_whitespace())
@@ -360,7 +408,7 @@ pub fn same_title(a: &str, b: &str) -> bool {
 
 /// Is `line` the title of a known table?
 pub fn is_title(line: &str) -> bool {
-    LAYOUTS.iter().any(|l| same_title(l.title, line))
+    all().any(|l| same_title(l.title, line))
 }
 
 #[cfg(test)]
@@ -369,7 +417,7 @@ mod tests {
 
     #[test]
     fn every_mapping_names_a_real_column() {
-        for l in LAYOUTS {
+        for l in all() {
             for c in l.cols {
                 if let Some(t) = c.table {
                     assert!(
@@ -380,7 +428,12 @@ mod tests {
                         t.key
                     );
                 }
-                assert!(c.kind == Kind::Figure || c.table.is_none());
+                // A figure feeds a column of ours or is kept beside a
+                // table; text does neither.
+                match c.kind {
+                    Kind::Figure => assert!(c.table.is_some() != c.beside.is_some()),
+                    Kind::Text => assert!(c.table.is_none() && c.beside.is_none()),
+                }
             }
         }
     }
@@ -394,8 +447,9 @@ mod tests {
 
     #[test]
     fn layouts_of_one_title_differ_in_headers() {
-        for (i, a) in LAYOUTS.iter().enumerate() {
-            for b in &LAYOUTS[i + 1..] {
+        let all: Vec<&Layout> = all().collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
                 if a.title == b.title {
                     assert_ne!(header_words(a), header_words(b), "{}", a.title);
                 }

@@ -1,8 +1,9 @@
 //! Reading the C suite's results: the "L M B E N C H  x . y  S U M M A R Y"
-//! tables of lmbench 1.x to 3.x as users posted them (layout intact, or
-//! with whitespace collapsed by a mail archive), and the per-run results
-//! files lmbench 2.x/3.x write (`results/<os>/<host>.<n>`). Written from
-//! the format as published, never from the C suite's code.
+//! tables of lmbench 1.0 to 3.0 as users posted them (layout intact,
+//! quoted in a reply, or with whitespace collapsed by a mail archive,
+//! newlines included), and the per-run results files lmbench 2.x/3.x write
+//! (`results/<os>/<host>.<n>`). Written from the format as published,
+//! never from the C suite's code.
 //!
 //! [`parse`] is a plain function over text (fuzzers drive it directly):
 //! one [`Machine`] per row (SUMMARY) or per file (results), with figures
@@ -12,7 +13,10 @@
 //! naming the line.
 
 mod layouts;
+mod lmbench1;
 mod results;
+mod rows;
+mod stream;
 mod summary;
 
 use std::collections::BTreeMap;
@@ -54,7 +58,8 @@ pub struct Machine {
     pub line: usize,
     /// Figures by our column (`table key/column name`), in its unit.
     pub cells: BTreeMap<String, f64>,
-    /// Figures of columns none of our tables has (`title: column`).
+    /// Figures of columns none of our tables has, by the table of ours
+    /// they belong beside and their published name (`ctx/8-proc ctxsw`).
     pub extra: BTreeMap<String, f64>,
     /// Text columns (Description, Guesses) and header facts, by name.
     pub facts: BTreeMap<String, String>,

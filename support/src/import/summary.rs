@@ -1,29 +1,31 @@
 //! SUMMARY tables as posted. A table is a known title, an underline (and
 //! perhaps a "(WARNING ...)" note), header lines starting with "Host OS",
 //! a column rule of dash runs (`--------- ------------- ---- ...`), then
-//! one row per machine until a blank line, a title, or text that is no row.
-//!
-//! Rows are read two ways. Layout intact: each figure lies under its
-//! column's dash run (figures are right-aligned, and some versions shift
-//! a column by a few characters, so a figure goes to the run it overlaps
-//! most), and an empty cell is empty. Whitespace collapsed (mail
-//! archives): the row is words; the OS is the first word pair "name
-//! release" (a word with a letter, then one with a digit) after which
-//! only figures follow, the host is what precedes it (at most three
-//! words). With every figure present the columns follow in order; with
-//! some missing, which ones is not written down, so the row is aligned
-//! with the complete rows of the same table (the placement whose figures
-//! are closest to theirs, and clearly closer than any other) and, with no
-//! complete row to go by, that table is left out for that machine with a
-//! warning rather than guessed.
+//! one row per machine until a blank line, a title, or text that is no row
+//! (`rows` reads them, layout intact or whitespace collapsed). Lines quoted
+//! in a reply ("> ", "> > ") are read without their quote marks. When no
+//! title stands on a line of its own, a mail archive collapsed the post's
+//! newlines too, and `stream` reads it as one run of words.
 
 use std::collections::BTreeMap;
 
-use super::layouts::{self, Kind, Layout, LAYOUTS};
-use super::{err, figure, Machine, ParseError, Parsed};
+use super::layouts::{self, Layout};
+use super::rows::{self, place, read_collapsed, read_intact, Read, Row};
+use super::stream;
+use super::{err, Machine, ParseError, Parsed};
 
 pub fn looks_like(text: &str) -> bool {
-    text.lines().any(|l| layouts::is_title(l.trim()))
+    text.lines().any(|l| layouts::is_title(unquote(l).trim())) || stream::looks_like(text)
+}
+
+/// A line without the quote marks a mail reply puts before it: each
+/// leading '>' and one blank after it, so a quoted table keeps its layout.
+pub fn unquote(line: &str) -> &str {
+    let mut s = line;
+    while let Some(r) = s.strip_prefix('>') {
+        s = r.strip_prefix(' ').unwrap_or(r);
+    }
+    s
 }
 
 /// The version a banner line names ("L M B E N C H  2 . 0  S U M M A R Y").
@@ -83,298 +85,56 @@ fn text(line: &[char]) -> String {
     line.iter().collect()
 }
 
-/// Words with their (start, end) character positions.
-fn words(line: &[char]) -> Vec<(usize, usize, String)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < line.len() {
-        if line[i] == ' ' {
-            i += 1;
-            continue;
-        }
-        let s = i;
-        while i < line.len() && line[i] != ' ' {
-            i += 1;
-        }
-        out.push((s, i, line[s..i].iter().collect()));
-    }
-    out
+/// One table as read: its layout and its rows, placed.
+pub struct TableRows {
+    pub layout: &'static Layout,
+    pub rows: Vec<Row>,
 }
 
-/// One row as read: per column of the layout, a figure (`Some(None)`: a
-/// "failed" mark), or nothing.
-struct Row {
-    line: usize,
-    host: String,
-    os: String,
-    cells: Vec<Option<Option<f64>>>,
-    texts: Vec<(usize, String)>,
-    /// Figures of a collapsed row with fewer figures than columns, in order
-    /// (their columns are not known yet).
-    unplaced: Option<Vec<Option<f64>>>,
-}
-
-enum Read {
-    Row(Row),
-    /// A row with no figures at all (lmbench 3 prints the Remote table so).
-    Empty,
-    NotRow,
-}
-
-fn has_letter(s: &str) -> bool {
-    s.chars().any(|c| c.is_alphabetic())
-}
-fn has_digit(s: &str) -> bool {
-    s.chars().any(|c| c.is_ascii_digit())
-}
-
-/// Reads a row whose layout is intact; `None` if it is not.
-fn read_intact(l: &Layout, spans: &[(usize, usize)], line: &[char], no: usize) -> Option<Read> {
-    let (host_end, os_end) = (spans[0].1, spans[1].1);
-    let at = |i: usize| line.get(i).copied().unwrap_or(' ');
-    if at(host_end) != ' ' || at(os_end) != ' ' || line.len() <= host_end {
-        return None;
+/// The layout of a table with this title and these header words (after
+/// "Host OS"), or the error naming the header's line.
+pub fn layout_of(title: &str, head: &[&str], line: usize) -> Result<&'static Layout, ParseError> {
+    let same = || layouts::all().filter(|l| layouts::same_title(l.title, title));
+    if let Some(l) = same().find(|l| layouts::header_words(l) == head) {
+        return Ok(l);
     }
-    let host = text(&line[..host_end]).trim().to_string();
-    let os = text(&line[host_end..os_end.min(line.len())])
-        .trim()
-        .to_string();
-    if host.is_empty() || os.is_empty() {
-        return None;
-    }
-    let cols = &spans[2..];
-    let mut cells = vec![None; l.cols.len()];
-    let mut texts: Vec<(usize, String)> = Vec::new();
-    let mut last: Option<usize> = None;
-    let tail = if line.len() > os_end {
-        &line[os_end..]
-    } else {
-        &[][..]
-    };
-    for (s, e, w) in words(tail) {
-        let (s, e) = (s + os_end, e + os_end);
-        // The run it overlaps most, else the nearest within 3 characters.
-        let overlap = |&(a, b): &(usize, usize)| e.min(b).saturating_sub(s.max(a));
-        let gap = |&(a, b): &(usize, usize)| if e <= a { a - e } else { s.saturating_sub(b) };
-        let best =
-            (0..cols.len()).max_by_key(|&i| (overlap(&cols[i]), usize::MAX - gap(&cols[i])))?;
-        if overlap(&cols[best]) == 0 && gap(&cols[best]) > 3 {
-            return None;
-        }
-        match l.cols[best].kind {
-            Kind::Text => match texts.last_mut() {
-                Some((c, t)) if *c == best => {
-                    t.push(' ');
-                    t.push_str(&w);
-                }
-                _ => texts.push((best, w)),
-            },
-            Kind::Figure => {
-                if last.is_some_and(|p| p >= best) || cells[best].is_some() {
-                    return None;
-                }
-                cells[best] = Some(figure(&w)?);
-            }
-        }
-        last = Some(best);
-    }
-    if cells.iter().all(Option::is_none) {
-        return Some(Read::Empty);
-    }
-    Some(Read::Row(Row {
-        line: no,
-        host,
-        os,
-        cells,
-        texts,
-        unplaced: None,
-    }))
-}
-
-/// Reads a row as words (whitespace collapsed); an error names a word that
-/// should be a figure.
-fn read_collapsed(l: &Layout, line: &[char], no: usize) -> Result<Read, ParseError> {
-    let w: Vec<String> = words(line).into_iter().map(|(_, _, w)| w).collect();
-    let lead_text = l.cols.first().is_some_and(|c| c.kind == Kind::Text);
-    let tail_text = l.cols.last().is_some_and(|c| c.kind == Kind::Text) && !lead_text;
-    let nfig = l.cols.iter().filter(|c| c.kind == Kind::Figure).count();
-    for i in 1..w.len().saturating_sub(1).min(4) {
-        if !(has_letter(&w[i]) && has_digit(&w[i + 1])) {
-            continue;
-        }
-        let mut rest = &w[i + 2..];
-        let mut texts = Vec::new();
-        if lead_text {
-            let Some((d, r)) = rest.split_first() else {
-                continue;
-            };
-            texts.push((0, d.clone()));
-            rest = r;
-        }
-        let mut figs = Vec::new();
-        let mut k = 0;
-        while k < rest.len() {
-            match figure(&rest[k]) {
-                Some(v) => figs.push(v),
-                None => break,
-            }
-            k += 1;
-        }
-        if k < rest.len() {
-            if tail_text && !figs.is_empty() {
-                texts.push((l.cols.len() - 1, rest[k..].join(" ")));
-            } else {
-                // The first reading of host and OS that fits the row's
-                // start has a word that is no figure: a bad figure (a
-                // later reading would only swallow it into the OS).
-                return err(
-                    no,
-                    format!("{:?} is not a figure (row of \"{}\")", rest[k], l.title),
-                );
-            }
-        }
-        if figs.is_empty() {
-            return Ok(Read::Empty);
-        }
-        if figs.len() > nfig {
-            return err(
-                no,
-                format!(
-                    "{} figures for the {nfig} columns of \"{}\"",
-                    figs.len(),
-                    l.title
-                ),
-            );
-        }
-        let mut row = Row {
-            line: no,
-            host: w[..i].join(" "),
-            os: format!("{} {}", w[i], w[i + 1]),
-            cells: vec![None; l.cols.len()],
-            texts,
-            unplaced: None,
-        };
-        if figs.len() == nfig {
-            let fig_cols = (0..l.cols.len()).filter(|&c| l.cols[c].kind == Kind::Figure);
-            for (c, v) in fig_cols.zip(figs) {
-                row.cells[c] = Some(v);
-            }
-        } else {
-            row.unplaced = Some(figs);
-        }
-        return Ok(Read::Row(row));
-    }
-    Ok(Read::NotRow)
-}
-
-/// Places the figures of collapsed rows that lack some: against the
-/// complete rows of the table, or not at all (a warning).
-fn place(l: &Layout, rows: &mut Vec<Row>, warnings: &mut Vec<String>) {
-    let fig_cols: Vec<usize> = (0..l.cols.len())
-        .filter(|&c| l.cols[c].kind == Kind::Figure)
-        .collect();
-    // Per figure column, the median of ln(figure) over complete rows.
-    let refs: Vec<Option<f64>> = fig_cols
-        .iter()
-        .map(|&c| {
-            let mut v: Vec<f64> = rows
-                .iter()
-                .filter(|r| r.unplaced.is_none() && fig_cols.iter().all(|&c| r.cells[c].is_some()))
-                .filter_map(|r| r.cells[c].flatten())
-                .map(|x| (x + 1e-3).ln())
-                .collect();
-            v.sort_by(f64::total_cmp);
-            (!v.is_empty()).then(|| v[v.len() / 2])
-        })
-        .collect();
-    let complete = refs.iter().all(Option::is_some);
-    rows.retain_mut(|r| {
-        let Some(figs) = r.unplaced.take() else {
-            return true;
-        };
-        let cost_of = |choice: &[usize]| -> f64 {
-            choice
-                .iter()
-                .zip(&figs)
-                .map(|(&j, v)| match (v, refs[j]) {
-                    (Some(v), Some(rf)) => ((v + 1e-3).ln() - rf).abs(),
-                    _ => 0.0,
-                })
-                .sum()
-        };
-        let mut best: Option<(f64, Vec<usize>)> = None;
-        let mut second = f64::INFINITY;
-        if complete {
-            for choice in combinations(fig_cols.len(), figs.len()) {
-                let c = cost_of(&choice);
-                match &best {
-                    Some((b, _)) if c >= *b => second = second.min(c),
-                    _ => {
-                        if let Some((b, _)) = best.take() {
-                            second = second.min(b);
-                        }
-                        best = Some((c, choice));
-                    }
-                }
-            }
-        }
-        match best {
-            // Clearly the best placement: each figure within a factor of
-            // about 4 of the reference on average beats the next.
-            Some((b, choice)) if second - b >= 4f64.ln() => {
-                for (j, v) in choice.into_iter().zip(figs) {
-                    r.cells[fig_cols[j]] = Some(v);
-                }
-                true
-            }
-            _ => {
-                warnings.push(format!(
-                    "line {}: {} figures for the {} columns of \"{}\" with whitespace collapsed, \
-                     and no complete row to tell which are empty: that table is not imported for {}",
-                    r.line,
-                    figs.len(),
-                    fig_cols.len(),
-                    l.title,
-                    r.host
-                ));
-                false
-            }
-        }
-    });
-}
-
-/// Every increasing choice of `k` of `n` indices.
-fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::with_capacity(k);
-    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if cur.len() == k {
-            out.push(cur.clone());
-            return;
-        }
-        for i in start..n {
-            if n - i < k - cur.len() {
-                break;
-            }
-            cur.push(i);
-            go(i + 1, n, k, cur, out);
-            cur.pop();
-        }
-    }
-    go(0, n, k, &mut cur, &mut out);
-    out
+    let known: Vec<&str> = same().map(|l| l.versions).collect();
+    err(
+        line,
+        format!(
+            "columns {:?} of \"{}\" are not a layout this importer knows (it knows lmbench {})",
+            head.join(" "),
+            title.trim(),
+            known.join(", ")
+        ),
+    )
 }
 
 pub fn parse(input: &str) -> Result<Parsed, ParseError> {
-    let lines: Vec<Vec<char>> = input.lines().map(expand_tabs).collect();
     let version = input
         .lines()
         .find_map(banner_version)
         .unwrap_or_else(|| "?".to_string());
-    let mut parsed = Parsed::default();
-    // Machines by (host, OS, which of that name's rows in a table).
-    let mut index: BTreeMap<(String, String, usize), usize> = BTreeMap::new();
-    let mut tables = 0;
+    let mut warnings = Vec::new();
+    let mut tables = line_tables(input, &mut warnings)?;
+    if tables.is_empty() {
+        tables = stream::tables(input, &mut warnings)?;
+    }
+    if tables.is_empty() {
+        return err(1, "no lmbench SUMMARY table found");
+    }
+    let mut parsed = collect(tables, &version);
+    parsed.warnings = warnings;
+    if parsed.machines.is_empty() {
+        return err(1, "the SUMMARY tables hold no figures");
+    }
+    Ok(parsed)
+}
+
+/// The tables whose titles stand on lines of their own.
+fn line_tables(input: &str, warnings: &mut Vec<String>) -> Result<Vec<TableRows>, ParseError> {
+    let lines: Vec<Vec<char>> = input.lines().map(|l| expand_tabs(unquote(l))).collect();
+    let mut tables = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let title = text(&lines[i]);
@@ -410,7 +170,7 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
         }
         let head: Vec<String> = lines[head_start..i]
             .iter()
-            .flat_map(|l| words(l).into_iter().map(|(_, _, w)| w))
+            .flat_map(|l| rows::words(l).into_iter().map(|(_, _, w)| w))
             .collect();
         if head.len() < 2 || head[0] != "Host" || head[1] != "OS" {
             return err(
@@ -421,29 +181,10 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
                 ),
             );
         }
-        let layout = LAYOUTS
-            .iter()
-            .filter(|l| layouts::same_title(l.title, &title))
-            .find(|l| layouts::header_words(l) == head[2..]);
-        let Some(layout) = layout else {
-            let known: Vec<&str> = LAYOUTS
-                .iter()
-                .filter(|l| layouts::same_title(l.title, &title))
-                .map(|l| l.versions)
-                .collect();
-            return err(
-                head_start + 1,
-                format!(
-                    "columns {:?} of \"{}\" are not a layout this importer knows (it knows lmbench {})",
-                    head[2..].join(" "),
-                    title.trim(),
-                    known.join(", ")
-                ),
-            );
-        };
+        let head: Vec<&str> = head[2..].iter().map(String::as_str).collect();
+        let layout = layout_of(&title, &head, head_start + 1)?;
         let spans = dash_runs(&lines[i]);
         let spans = (spans.len() == 2 + layout.cols.len()).then_some(spans);
-        tables += 1;
         i += 1;
         let mut rows = Vec::new();
         while i < lines.len() {
@@ -470,7 +211,19 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             }
             i += 1;
         }
-        place(layout, &mut rows, &mut parsed.warnings);
+        place(layout, &mut rows, warnings);
+        tables.push(TableRows { layout, rows });
+    }
+    Ok(tables)
+}
+
+/// One machine per row, its figures gathered from every table: rows of
+/// one host and OS are matched by their order in each table (the n-th
+/// "p5-133 FreeBSD 2.1.5" of one table is the n-th of the next).
+fn collect(tables: Vec<TableRows>, version: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut index: BTreeMap<(String, String, usize), usize> = BTreeMap::new();
+    for TableRows { layout, rows } in tables {
         let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
         for r in rows {
             let n = seen.entry((r.host.clone(), r.os.clone())).or_insert(0);
@@ -480,7 +233,7 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
                 parsed.machines.push(Machine {
                     host: r.host.clone(),
                     os: r.os.clone(),
-                    version: version.clone(),
+                    version: version.to_string(),
                     format: "SUMMARY",
                     line: r.line,
                     cells: BTreeMap::new(),
@@ -493,12 +246,12 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             let m = &mut parsed.machines[at];
             for (c, v) in layout.cols.iter().zip(&r.cells) {
                 let Some(Some(v)) = v else { continue };
-                match c.ours() {
-                    Some((t, k)) => m.cells.insert(t.cell_key(k), *v),
-                    None => m
-                        .extra
-                        .insert(format!("{}: {}", title.trim(), layouts::col_name(c)), *v),
-                };
+                if let Some((t, k)) = c.ours() {
+                    m.cells.insert(t.cell_key(k), *v);
+                } else if let Some(t) = c.beside {
+                    m.extra
+                        .insert(format!("{}/{}", t.key, layouts::col_name(c)), *v);
+                }
             }
             for (c, t) in r.texts {
                 let name = layouts::col_name(&layout.cols[c]).to_lowercase();
@@ -506,16 +259,10 @@ pub fn parse(input: &str) -> Result<Parsed, ParseError> {
             }
         }
     }
-    if tables == 0 {
-        return err(1, "no lmbench SUMMARY table found");
-    }
     parsed
         .machines
         .retain(|m| !m.cells.is_empty() || !m.extra.is_empty());
-    if parsed.machines.is_empty() {
-        return err(1, "the SUMMARY tables hold no figures");
-    }
-    Ok(parsed)
+    parsed
 }
 
 #[cfg(test)]
@@ -540,10 +287,12 @@ mod tests {
     }
 
     #[test]
-    fn combinations_are_all_there() {
-        assert_eq!(combinations(4, 2).len(), 6);
-        assert_eq!(combinations(3, 3), vec![vec![0, 1, 2]]);
-        assert_eq!(combinations(11, 5).len(), 462);
+    fn quote_marks_go_and_layout_stays() {
+        assert_eq!(unquote("> ds20   NetBSD"), "ds20   NetBSD");
+        assert_eq!(unquote("> >   (WARNING"), "  (WARNING");
+        assert_eq!(unquote(">>Host"), "Host");
+        assert_eq!(unquote(">"), "");
+        assert_eq!(unquote("no quote > here"), "no quote > here");
     }
 
     #[test]
