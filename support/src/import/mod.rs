@@ -29,10 +29,7 @@ use crate::catalog::Table;
 /// columns" means wherever the project measures itself against them.
 pub fn lmbench3_columns() -> Vec<(&'static Table, usize)> {
     let mut out: Vec<(&'static Table, usize)> = Vec::new();
-    for l in layouts::LAYOUTS
-        .iter()
-        .filter(|l| l.versions.contains("3.0"))
-    {
+    for l in layouts::all().filter(|l| l.versions.contains("3.0")) {
         for (t, i) in l.cols.iter().filter_map(layouts::Col::ours) {
             let remote = t.key.starts_with("remote");
             if !remote && !out.iter().any(|(u, j)| std::ptr::eq(*u, t) && *j == i) {
@@ -143,6 +140,31 @@ pub fn figure(tok: &str) -> Option<Option<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lmbench3_columns_are_its_local_tables_columns() {
+        let names: Vec<String> = lmbench3_columns()
+            .iter()
+            .map(|(t, i)| format!("{}/{}", t.key, t.column_name(*i)))
+            .collect();
+        for want in [
+            "processes/null call",
+            "ctx/16p/64K ctxsw",
+            "comm_lat/TCP conn",
+            "fs_vm/Page Fault",
+            "comm_bw/Mem write",
+            "mem_lat/Rand mem",
+            "sysparams/mem par",
+            "ops_double/double bogo",
+        ] {
+            assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
+        }
+        // Ours and the Remote tables are not lmbench 3's local columns.
+        for not in ["comm_bw/Heap reread", "mem_lat/L3 $", "remote_lat/TCP"] {
+            assert!(!names.iter().any(|n| n == not), "{not} present");
+        }
+        assert!(!names.iter().any(|n| n.starts_with("ctx_pinned")));
+    }
 
     #[test]
     fn figures_read_as_printed() {
