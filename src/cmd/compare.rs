@@ -366,13 +366,18 @@ pub fn render_imported(old: &Run, new: &Run) -> Result<String> {
 
 /// A row's metric, unit, old and new figures and change, aligned.
 fn figures(r: &Row, idw: usize) -> String {
+    let change = if r.change_pct.is_finite() {
+        pct(r.change_pct)
+    } else {
+        "-".to_string()
+    };
     format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>+7.1}%",
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8}",
         r.id,
         r.unit,
         table::fmt_num(r.old, 9),
         table::fmt_num(r.new, 9),
-        r.change_pct
+        change
     )
 }
 

@@ -1,6 +1,7 @@
 //! The subcommands of `lmbench`, one file each: its `clap::Args` struct
 //! and its `run`. The command's one-line help is its variant's doc here.
 
+pub mod check;
 pub mod compare;
 pub mod export;
 pub mod import;
@@ -32,9 +33,14 @@ pub enum Cmd {
     Summary(summary::Args),
     /// Save the latest results, machine facts and tables under results/.
     Save(save::Args),
-    /// Compare two runs: machine facts that differ, then per metric the
-    /// change and a verdict from Welch's t-test on the raw samples.
+    /// Compare two runs: machine facts that differ, whether the machine
+    /// itself changed, then per metric the change with its interval and a
+    /// verdict.
     Compare(compare::Args),
+    /// Check for regressions since a baseline: measure (FILTER's metrics,
+    /// rounds within --budget), compare, exit 0 (none), 1 (a regression)
+    /// or 125 (cannot tell; `git bisect run` skips).
+    Check(check::Args),
     /// Import the C suite's results (SUMMARY posts of lmbench 1.x-3.x, or
     /// its results files) as runs under results/<host>/<LABEL>/.
     Import(import::Args),
@@ -62,6 +68,7 @@ impl Cmd {
             Cmd::Summary(a) => summary::run(a),
             Cmd::Save(a) => save::run(a),
             Cmd::Compare(a) => compare::run(a),
+            Cmd::Check(a) => check::run(a),
             Cmd::Import(a) => import::run(a),
             Cmd::Restore(a) => restore::run(a),
             Cmd::Export(a) => export::run(a),

@@ -46,8 +46,9 @@ pub struct Args {
     pub runs: u32,
     /// Spend this long (90s, 15m, 1h; the first round whatever it takes):
     /// after a first round of everything, re-measure only the metrics
-    /// behind the summary's columns that are still undecided, lmbench's
-    /// own columns first, until each is decided or the time is up.
+    /// still undecided (those behind lmbench's own columns first, then the
+    /// summary's other columns, then the rest), until each is decided or
+    /// the time is up.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<String>,
     /// With --budget: undecided means against this run (a baseline,
@@ -79,7 +80,28 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
 }
 
+/// `lmbench run`: measure, print the summary (and the comparison with
+/// `--against`).
 pub fn run(opts: Args) -> Result<()> {
+    let (run, against) = measure(&opts)?;
+    print!("{}", crate::report::render(std::slice::from_ref(&run))?);
+    if let Some(old) = against {
+        let busy = lmbench_support::activity::BUSY_CPUS;
+        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None);
+        print!("\n{}", super::compare::render(&old, &run, &c, busy));
+    }
+    Ok(())
+}
+
+/// Measures as `opts` say: the run made (as saved, with --save) and the
+/// `--against` run it was settled against.
+pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
+    // A bad baseline is one line before anything runs.
+    let against = opts
+        .against
+        .as_deref()
+        .map(crate::store::resolve)
+        .transpose()?;
     let save = opts.save.clone().map(|label| Target {
         label,
         machine: opts.machine.clone(),
@@ -109,7 +131,7 @@ pub fn run(opts: Args) -> Result<()> {
     let mut log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
 
-    build_benches()?;
+    build_benches(&programs)?;
 
     idle_check(opts.wait_idle.map(std::time::Duration::from_secs));
 
@@ -183,7 +205,7 @@ pub fn run(opts: Args) -> Result<()> {
             let undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
             if undecided.is_empty() {
                 eprintln!(
-                    "every metric behind the summary's columns is decided after {:.0} s",
+                    "every metric is decided after {:.0} s",
                     total.elapsed().as_secs_f64()
                 );
                 break;
@@ -191,7 +213,7 @@ pub fn run(opts: Args) -> Result<()> {
             let round = rounds::fit_round(&undecided, &costs, left);
             if round.is_empty() {
                 eprintln!(
-                    "budget spent ({:.0} s): {} metrics behind the columns still undecided",
+                    "budget spent ({:.0} s): {} metrics still undecided",
                     total.elapsed().as_secs_f64(),
                     undecided.len()
                 );
@@ -242,14 +264,7 @@ pub fn run(opts: Args) -> Result<()> {
             .join(&save.label);
         run = crate::store::load(&dir)?;
     }
-    print!("{}", crate::report::render(std::slice::from_ref(&run))?);
-    if let Some(against) = opts.against.as_deref() {
-        let old = crate::store::resolve(against)?;
-        let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None);
-        print!("\n{}", super::compare::render(&old, &run, &c, busy));
-    }
-    Ok(())
+    Ok((run, against))
 }
 
 /// The run the rounds so far make: every metric's samples pooled over the
@@ -292,14 +307,18 @@ fn save_progress(
     Ok(())
 }
 
-/// `cargo bench --no-run`: every bench built before anything is timed.
-fn build_benches() -> Result<()> {
+/// `cargo bench --no-run` of the programs the run will time, before
+/// anything is timed.
+fn build_benches(programs: &[&Program]) -> Result<()> {
     eprintln!("building benches (cargo bench --no-run)...");
-    let status = lmbench_support::proc::die_with_parent(&mut Command::new(cargo()))
+    let mut cmd = Command::new(cargo());
+    lmbench_support::proc::die_with_parent(&mut cmd)
         .current_dir(workspace::root())
-        .args(["bench", "--no-run", "--quiet"])
-        .status()
-        .context("running cargo (is it on PATH?)")?;
+        .args(["bench", "--no-run", "--quiet"]);
+    for p in programs {
+        cmd.args(["--bench", p.name]);
+    }
+    let status = cmd.status().context("running cargo (is it on PATH?)")?;
     if !status.success() {
         bail!("building the benches failed (see cargo's output above)");
     }

@@ -2,11 +2,12 @@
 //! a fresh random order (a host that drifts for minutes then moves every
 //! program a little, not one program a lot), and `--budget` spends the
 //! time left after the first round where the doubt is: each further
-//! round re-measures only the metrics behind the summary's columns that
-//! are still undecided (against `--against`'s run, or against a copy of
-//! themselves when there is none: "could this run see a change of the
-//! threshold?"), lmbench's own columns first, then the others, the most
-//! uncertain first when the time left cannot hold them all.
+//! round re-measures only the metrics that are still undecided (against
+//! `--against`'s run, or against a copy of themselves when there is none:
+//! "could this run see a change of the threshold?"): those behind
+//! lmbench's own columns first, then those behind the other summary
+//! columns, then the rest (sweeps no column shows), the most uncertain
+//! first within each when the time left cannot hold them all.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -89,7 +90,7 @@ pub fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
 pub struct Candidate {
     pub id: String,
     /// 0: behind a column of lmbench's own tables; 1: behind another
-    /// summary column.
+    /// summary column; 2: behind none.
     pub tier: u8,
     /// Its detectable change now, percent.
     pub detect_pct: f64,
@@ -112,9 +113,9 @@ pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
     out
 }
 
-/// The undecided metrics behind the summary's columns: "cannot tell"
-/// against `against`, or, without it, against the run itself. In order:
-/// lmbench's columns first, the most uncertain first.
+/// The undecided metrics: "cannot tell" (or busy) against `against`, or,
+/// without it, against the run itself. In order: lmbench's columns first,
+/// then the other columns, then the rest, the most uncertain first.
 pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Candidate> {
     let columns = column_metrics(run);
     let opts = verdict::Options {
@@ -127,12 +128,10 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
         .rows
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::CannotTell | Verdict::Busy))
-        .filter_map(|r| {
-            Some(Candidate {
-                id: r.id.clone(),
-                tier: *columns.get(&r.id)?,
-                detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
-            })
+        .map(|r| Candidate {
+            id: r.id.clone(),
+            tier: columns.get(&r.id).copied().unwrap_or(2),
+            detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
         })
         .collect();
     out.sort_by(|a, b| {

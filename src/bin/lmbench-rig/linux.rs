@@ -1,0 +1,463 @@
+//! The rig on Linux (see main.rs for what each change is).
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "lmbench-rig",
+    about = "Kernel-side changes of known size for one command: seccomp filters, nftables rules, THP"
+)]
+struct Cli {
+    #[command(subcommand)]
+    change: Change,
+}
+
+#[derive(Subcommand)]
+enum Change {
+    /// Run CMD under an allow-all seccomp filter of N instructions.
+    Seccomp {
+        /// Filter length in BPF instructions (1 to 4096).
+        n: usize,
+        #[arg(last = true, required = true)]
+        cmd: Vec<String>,
+    },
+    /// Run CMD in a new network namespace with N non-matching nftables
+    /// rules in its input chain (0: the namespace alone).
+    Nft {
+        n: usize,
+        #[arg(last = true, required = true)]
+        cmd: Vec<String>,
+    },
+    /// Run CMD with transparent huge pages set to MODE, then restore.
+    Thp {
+        #[arg(value_parser = ["always", "madvise", "never"])]
+        mode: String,
+        #[arg(last = true, required = true)]
+        cmd: Vec<String>,
+    },
+    /// Size a change with a bare loop, alternated with and without it.
+    Size {
+        #[arg(value_parser = ["seccomp", "nft"])]
+        what: String,
+        n: usize,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.change {
+        Change::Seccomp { n, cmd } => seccomp_exec(n, &cmd),
+        Change::Nft { n, cmd } => nft_run(n, &cmd),
+        Change::Thp { mode, cmd } => thp_run(&mode, &cmd),
+        Change::Size { what, n } => match what.as_str() {
+            "seccomp" => size_seccomp(n),
+            _ => size_nft(n),
+        },
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("lmbench-rig: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+// ---------------------------------------------------------------- seccomp
+
+/// The longest filter the kernel takes (BPF_MAXINSNS).
+const MAX_INSNS: usize = 4096;
+
+/// An allow-all filter of `n` instructions: alternate loads of the call's
+/// first argument and compares with a value that jump nowhere either way,
+/// then `RET ALLOW`. Reading an argument keeps the kernel from caching
+/// "always allowed" per system call number.
+pub fn allow_all_filter(n: usize) -> Result<Vec<libc::sock_filter>> {
+    if !(1..=MAX_INSNS).contains(&n) {
+        bail!("seccomp: N must be 1 to {MAX_INSNS} instructions");
+    }
+    // struct seccomp_data: nr (4), arch (4), instruction_pointer (8),
+    // args[6] (8 each): the first argument's low half is at 16.
+    const ARG0: u32 = 16;
+    let op = |code: u32, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let ld = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
+    let jeq = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
+    let ret = libc::BPF_RET | libc::BPF_K;
+    let mut prog = Vec::with_capacity(n);
+    for i in 0..n - 1 {
+        prog.push(if i % 2 == 0 {
+            op(ld, ARG0)
+        } else {
+            op(jeq, 0x5eed_0000 | i as u32)
+        });
+    }
+    prog.push(op(ret, libc::SECCOMP_RET_ALLOW));
+    Ok(prog)
+}
+
+/// Installs the filter on this process (and so on all it starts).
+fn install_filter(n: usize) -> Result<()> {
+    let prog = allow_all_filter(n)?;
+    let fprog = libc::sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: fprog points at `prog`, alive for the call; the kernel
+    // copies the program before prctl returns.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() != Some(libc::EACCES) {
+        return Err(err).context("installing the seccomp filter");
+    }
+    // Without CAP_SYS_ADMIN the kernel asks for no_new_privs first.
+    // SAFETY: plain prctl with integer arguments.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("setting no_new_privs");
+    }
+    // SAFETY: as above.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error()).context("installing the seccomp filter");
+    }
+    Ok(())
+}
+
+fn seccomp_exec(n: usize, cmd: &[String]) -> Result<u8> {
+    install_filter(n)?;
+    let err = Command::new(&cmd[0]).args(&cmd[1..]).exec();
+    Err(err).with_context(|| format!("running {}", cmd[0]))
+}
+
+// ---------------------------------------------------------------- nft
+
+/// A network namespace of ours, deleted on drop.
+struct Netns(String);
+
+impl Netns {
+    fn new() -> Result<Netns> {
+        let name = format!("lmbench-rig-{}", std::process::id());
+        run_tool("ip", &["netns", "add", &name])?;
+        let ns = Netns(name);
+        run_tool("ip", &["-n", &ns.0, "link", "set", "lo", "up"])?;
+        Ok(ns)
+    }
+
+    /// Replaces the namespace's ruleset by `n` rules.
+    fn rules(&self, n: usize) -> Result<()> {
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", &self.0, "nft", "-f", "-"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .context("running `ip netns exec ... nft` (install nftables and iproute2)")?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(ruleset(n).as_bytes())?;
+        let status = child.wait()?;
+        if !status.success() {
+            bail!("nft could not load {n} rules ({status})");
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "delete", &self.0])
+            .status();
+    }
+}
+
+/// `n` input rules that match nothing on loopback: drop from sources in
+/// 198.18.0.0/15 (RFC 2544's benchmarking range), each its own address so
+/// no two rules are the same. A flush first, so a reload replaces.
+pub fn ruleset(n: usize) -> String {
+    let mut s = String::from(
+        "flush ruleset\ntable inet lmbench_rig {\n  chain input {\n    type filter hook input priority 0; policy accept;\n",
+    );
+    for i in 0..n {
+        s += &format!(
+            "    ip saddr 198.{}.{}.{} drop\n",
+            18 + (i >> 16) % 2,
+            (i >> 8) & 255,
+            i & 255
+        );
+    }
+    s += "  }\n}\n";
+    s
+}
+
+fn run_tool(tool: &str, args: &[&str]) -> Result<()> {
+    let status = Command::new(tool)
+        .args(args)
+        .status()
+        .with_context(|| format!("running {tool} (is it installed? iproute2, nftables)"))?;
+    if !status.success() {
+        bail!("{tool} {} failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Runs `cmd` to its end with SIGINT and SIGTERM ignored here (the
+/// command gets them from the terminal, and we live to clean up), and
+/// returns its exit code.
+fn run_child(mut c: Command) -> Result<u8> {
+    // SAFETY: ignoring two signals in this process only.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+    }
+    // SAFETY: in the child between fork and exec, only async-signal-safe
+    // calls: restoring the default handlers.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let status = c.status().context("running the command")?;
+    Ok(status.code().map_or(2, |c| c as u8))
+}
+
+fn nft_run(n: usize, cmd: &[String]) -> Result<u8> {
+    let ns = Netns::new()?;
+    ns.rules(n)?;
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", &ns.0]).args(cmd);
+    run_child(c)
+}
+
+// ---------------------------------------------------------------- thp
+
+const THP: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
+
+/// The selected mode of a sysfs "a [b] c" line.
+pub fn selected(line: &str) -> Option<&str> {
+    line.split_whitespace()
+        .find(|w| w.starts_with('['))
+        .map(|w| w.trim_matches(['[', ']']))
+}
+
+fn thp_run(mode: &str, cmd: &[String]) -> Result<u8> {
+    let old = std::fs::read_to_string(THP).with_context(|| format!("reading {THP}"))?;
+    let old = selected(&old)
+        .with_context(|| format!("{THP}: no selected mode in {old:?}"))?
+        .to_string();
+    std::fs::write(THP, mode).with_context(|| format!("writing {mode} to {THP} (root?)"))?;
+    eprintln!("lmbench-rig: THP {old} -> {mode}");
+    let code = run_child({
+        let mut c = Command::new(&cmd[0]);
+        c.args(&cmd[1..]);
+        c
+    });
+    let restored = std::fs::write(THP, &old).with_context(|| format!("restoring {old} in {THP}"));
+    eprintln!("lmbench-rig: THP restored to {old}");
+    let code = code?;
+    restored?;
+    Ok(code)
+}
+
+// ---------------------------------------------------------------- size
+
+/// Median of the chunk timings, ns per operation.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Forks a child that optionally installs the filter, times chunks of
+/// getppid, and writes its median ns per call back.
+fn getppid_in_child(filter: Option<usize>) -> Result<f64> {
+    let mut fds = [0; 2];
+    // SAFETY: fds is a two-int array for pipe to fill.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("pipe");
+    }
+    // SAFETY: this process has one thread; the child only makes system
+    // calls and exits with _exit.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error()).context("fork");
+    }
+    if pid == 0 {
+        let ok = filter.is_none_or(|n| install_filter(n).is_ok());
+        let mut chunks = Vec::new();
+        for _ in 0..9 {
+            let t = Instant::now();
+            for _ in 0..100_000 {
+                // SAFETY: getppid has no arguments and cannot fail.
+                unsafe { libc::syscall(libc::SYS_getppid) };
+            }
+            chunks.push(t.elapsed().as_nanos() as f64 / 100_000.0);
+        }
+        let v = if ok { median(chunks) } else { -1.0 };
+        let bytes = v.to_ne_bytes();
+        // SAFETY: writing 8 bytes from a local array, then exiting.
+        unsafe {
+            libc::write(fds[1], bytes.as_ptr().cast(), 8);
+            libc::_exit(0);
+        }
+    }
+    let mut bytes = [0u8; 8];
+    // SAFETY: reading at most 8 bytes into a local array; closing our
+    // ends; reaping the child we forked.
+    let got = unsafe {
+        libc::close(fds[1]);
+        let got = libc::read(fds[0], bytes.as_mut_ptr().cast(), 8);
+        libc::close(fds[0]);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+        got
+    };
+    let v = f64::from_ne_bytes(bytes);
+    if got != 8 || v < 0.0 {
+        bail!("the timing child could not install the filter");
+    }
+    Ok(v)
+}
+
+fn size_seccomp(n: usize) -> Result<u8> {
+    allow_all_filter(n)?;
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        off.push(getppid_in_child(None)?);
+        on.push(getppid_in_child(Some(n))?);
+    }
+    report("seccomp", n, "getppid", &off, &on);
+    Ok(0)
+}
+
+/// One loopback UDP round trip to itself per iteration: median ns over
+/// chunks, run inside namespace `ns`.
+fn udp_in_ns(ns: &Netns) -> Result<f64> {
+    let exe = std::env::current_exe()?;
+    let out = Command::new("ip")
+        .args(["netns", "exec", &ns.0])
+        .arg(exe)
+        .args(["size", "nft", "0"])
+        .env("LMBENCH_RIG_UDP_LOOP", "1")
+        .output()
+        .context("running the UDP loop in the namespace")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim()
+        .parse()
+        .with_context(|| format!("the UDP loop printed {text:?}"))
+}
+
+/// The bare UDP loop itself (run in the namespace by [`udp_in_ns`]).
+fn udp_loop() -> Result<f64> {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0")?;
+    s.connect(s.local_addr()?)?;
+    let mut buf = [0u8; 1];
+    let mut chunks = Vec::new();
+    for _ in 0..9 {
+        let t = Instant::now();
+        for _ in 0..20_000 {
+            s.send(&[1])?;
+            s.recv(&mut buf)?;
+        }
+        chunks.push(t.elapsed().as_nanos() as f64 / 20_000.0);
+    }
+    Ok(median(chunks))
+}
+
+fn size_nft(n: usize) -> Result<u8> {
+    if std::env::var_os("LMBENCH_RIG_UDP_LOOP").is_some() {
+        println!("{}", udp_loop()?);
+        return Ok(0);
+    }
+    let ns = Netns::new()?;
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        ns.rules(0)?;
+        off.push(udp_in_ns(&ns)?);
+        ns.rules(n)?;
+        on.push(udp_in_ns(&ns)?);
+    }
+    report("nft", n, "loopback UDP send+recv (one packet)", &off, &on);
+    Ok(0)
+}
+
+fn report(what: &str, n: usize, op: &str, off: &[f64], on: &[f64]) {
+    let fmt = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (a, b) = (median(off.to_vec()), median(on.to_vec()));
+    println!(
+        "{what} {n}: {op}: {a:.1} ns without, {b:.1} ns with: +{:.1} ns (+{:.1}%) per operation \
+         (alternated rounds, ns: without {}; with {})",
+        b - a,
+        100.0 * (b / a - 1.0),
+        fmt(off),
+        fmt(on)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_have_the_asked_length_and_end_in_allow() {
+        for n in [1, 2, 3, 100, MAX_INSNS] {
+            let f = allow_all_filter(n).unwrap();
+            assert_eq!(f.len(), n);
+            let last = f.last().unwrap();
+            assert_eq!(u32::from(last.code), libc::BPF_RET | libc::BPF_K);
+            assert_eq!(last.k, libc::SECCOMP_RET_ALLOW);
+            // Every compare jumps nowhere: the filter always allows.
+            assert!(f.iter().all(|i| i.jt == 0 && i.jf == 0));
+        }
+        assert!(allow_all_filter(0).is_err());
+        assert!(allow_all_filter(MAX_INSNS + 1).is_err());
+    }
+
+    #[test]
+    fn rules_are_distinct_and_outside_loopback() {
+        let r = ruleset(70_000);
+        let rules: Vec<&str> = r.lines().filter(|l| l.contains("saddr")).collect();
+        assert_eq!(rules.len(), 70_000);
+        let distinct: std::collections::BTreeSet<&&str> = rules.iter().collect();
+        assert_eq!(distinct.len(), rules.len());
+        assert!(rules.iter().all(|l| l.contains("ip saddr 198.1")));
+        assert!(ruleset(0).contains("policy accept"));
+    }
+
+    #[test]
+    fn the_selected_thp_mode_is_read() {
+        assert_eq!(selected("always [madvise] never\n"), Some("madvise"));
+        assert_eq!(selected("[always] madvise never"), Some("always"));
+        assert_eq!(selected("always madvise never"), None);
+    }
+}
