@@ -109,10 +109,18 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
     });
     // What each step runs: a program and the filter its bench gets.
     let plan::Plan {
-        steps,
-        programs,
+        mut steps,
+        mut programs,
         results: filter,
     } = plan::plan(opts.filter.as_deref(), opts.paired)?;
+    // A budget is for comparing: the floors (36 bench processes of their
+    // own, for `summary --floors`) are left to `run --paired` unless a
+    // FILTER asks for them.
+    if opts.budget.is_some() && opts.filter.is_none() {
+        let is_floor = |p: &Program| std::ptr::eq(p, &lmbench_support::catalog::floor::PROGRAM);
+        steps.retain(|s| !is_floor(s.program));
+        programs.retain(|p| !is_floor(p));
+    }
     // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
     // also sweeps scratch directories left by benches killed with SIGKILL.
     lmbench_support::fs::prepare_scratch_root()?;
