@@ -61,6 +61,10 @@ struct SavedMetric {
     samples: usize,
     #[serde(flatten)]
     stats: MetricStats,
+    /// Where the noise is, for a pooled run (derived from the samples,
+    /// kept for readers of the file; not read back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    noise: Option<crate::verdict::noise::Noise>,
 }
 
 /// run.json.
@@ -406,6 +410,7 @@ pub fn to_json(run: &Run, machine: &str, label: &str) -> Result<(Vec<u8>, Vec<u8
                 unit: unit.to_string(),
                 samples: s.iters.len(),
                 stats: s.clone(),
+                noise: crate::verdict::noise::split(s),
             };
             (id.clone(), saved)
         })

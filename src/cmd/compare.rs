@@ -215,6 +215,9 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
              `run --runs N` or `--budget` makes runs to test.\n"
         ));
     }
+    if let Some(line) = noise_line(old, new, &judged) {
+        out.push_str(&line);
+    }
     let columns = lmbench_column_metrics(new);
     let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
     if !behind.is_empty() {
@@ -289,6 +292,34 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         }
     }
     out
+}
+
+/// Where the noise of the compared metrics lies (between runs or within),
+/// from the sides that pool several runs.
+fn noise_line(old: &Run, new: &Run, rows: &[&Row]) -> Option<String> {
+    let shares: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| [old.metrics.get(&r.id), new.metrics.get(&r.id)])
+        .flatten()
+        .filter_map(verdict::noise::split)
+        .map(|n| n.between_share)
+        .collect();
+    if shares.is_empty() {
+        return None;
+    }
+    let most = shares.iter().filter(|s| **s > 0.5).count();
+    let median = crate::stats::median(&shares);
+    Some(format!(
+        "Where the noise is: between runs holds {:.0}% of the variance of a run's mean \
+         for the median metric, over half of it for {:.0}% of them{}.\n",
+        100.0 * median,
+        100.0 * most as f64 / shares.len() as f64,
+        if median > 0.5 {
+            ": more runs, not more samples a run, narrow the intervals"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// The comparison as JSON: the runs, the facts that differ, the drift,

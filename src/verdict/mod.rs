@@ -36,6 +36,7 @@
 
 pub mod estimate;
 pub mod moderate;
+pub mod noise;
 #[cfg(test)]
 mod sim;
 
