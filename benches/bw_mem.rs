@@ -16,8 +16,8 @@
 //!   4x) cannot stream these;
 //! - fwr_up (not in lmbench): every 8-byte word stored upward, what Mem
 //!   write would read with the order and width store streaming favours;
-//!   no summary column (the table's memory columns are lmbench's and THP
-//!   read's); compare it with fwr at the same size;
+//!   the summary's Write up column, after lmbench's, with its ratio to Mem
+//!   write in the table's notes;
 //! - fcp: every 4-byte int, a 4-byte load and store each, upward, in
 //!   lmbench's compiled form (`bw::block_store`), the Bcopy (hand) column;
 //! - bzero / bcopy: libc's memset / memcpy;
