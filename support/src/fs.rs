@@ -1,6 +1,8 @@
 //! Scratch directories and files, removed on drop (also when a bench
-//! panics and unwinds). Each scratch directory is named
-//! `lmbench-scratch-<pid>-*`.
+//! panics and unwinds). Each scratch directory, and each scratch file made
+//! directly in the scratch root ([`ScratchFile::in_root`]), is named
+//! `lmbench-scratch-<pid>-*`, so a later run can sweep what a killed one
+//! left ([`remove_stale_scratch`]).
 
 use std::ffi::CString;
 use std::io;
@@ -36,12 +38,22 @@ pub fn scratch_dir() -> io::Result<TempDir> {
         })
 }
 
-/// A scratch directory holding one file of `size` bytes (written, flushed,
-/// so its inode and pages are cached).
+/// A scratch file of `size` bytes (written, flushed, so its inode and
+/// pages are cached), in a scratch directory of its own
+/// ([`ScratchFile::new`]) or directly in the scratch root
+/// ([`ScratchFile::in_root`]); removed on drop.
 pub struct ScratchFile {
-    dir: TempDir,
+    holder: Holder,
     path: PathBuf,
     cpath: CString,
+}
+
+/// What removes a scratch file on drop.
+enum Holder {
+    /// Its own scratch directory, removed with the file.
+    Dir(TempDir),
+    /// The file itself, directly in the scratch root.
+    Root(tempfile::TempPath),
 }
 
 /// The write size of every scratch file ([`ScratchFile::new`]): 8 KiB, as
@@ -61,11 +73,49 @@ impl ScratchFile {
         let dir = scratch_dir()?;
         let path = dir.path().join("file");
         let mut f = std::fs::File::create(&path)?;
-        write_blocks(&mut f, size)?;
+        ScratchFile::fill(&mut f, size, Holder::Dir(dir), path)
+    }
+
+    /// `size` bytes of 0x5a written as [`ScratchFile::new`]'s, but
+    /// directly in the scratch root (`LMBENCH_FSDIR`, else the temp
+    /// directory), named `lmbench-scratch-<pid>-*`: the path depth of
+    /// lmbench's $FILE, a file directly in its file-system directory. A
+    /// path lookup costs one step per component, so stat and open of a
+    /// file one directory deeper measure one lookup more than lmbench's.
+    /// The file is removed on drop, and swept by a later run if this
+    /// process is killed first.
+    pub fn in_root(size: usize) -> io::Result<ScratchFile> {
+        let root = prepare_scratch_root()?;
+        let (mut f, path) = tempfile::Builder::new()
+            .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
+            .tempfile_in(&root)
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("creating a scratch file in {}: {e}", root.display()),
+                )
+            })?
+            .into_parts();
+        let p = path.to_path_buf();
+        ScratchFile::fill(&mut f, size, Holder::Root(path), p)
+    }
+
+    /// Writes `size` bytes to the new file `f` at `path` and syncs it.
+    fn fill(
+        f: &mut std::fs::File,
+        size: usize,
+        holder: Holder,
+        path: PathBuf,
+    ) -> io::Result<ScratchFile> {
+        write_blocks(f, size)?;
         f.sync_all()?;
         let cpath = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::other("NUL in scratch path"))?;
-        Ok(ScratchFile { dir, path, cpath })
+        Ok(ScratchFile {
+            holder,
+            path,
+            cpath,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -77,8 +127,13 @@ impl ScratchFile {
         &self.cpath
     }
 
+    /// The directory holding the file: its own scratch directory, or for
+    /// [`ScratchFile::in_root`] the scratch root (which stays).
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        match &self.holder {
+            Holder::Dir(d) => d.path(),
+            Holder::Root(file) => file.parent().unwrap_or(Path::new("/")),
+        }
     }
 }
 
@@ -168,9 +223,9 @@ fn pid_alive(pid: libc::pid_t) -> bool {
     }
 }
 
-/// Removes the scratch directories in `root` whose creating process is
-/// gone (a bench killed with SIGKILL cannot run its destructors) and that
-/// belong to this user. A live pid keeps its directory, even when the pid
+/// Removes the scratch directories and scratch files in `root` whose
+/// creating process is gone (a bench killed with SIGKILL cannot run its
+/// destructors) and that belong to this user. A live pid keeps its directory, even when the pid
 /// was reused: a leftover is better than deleting a running bench's files.
 /// Returns how many were removed.
 pub fn remove_stale_scratch(root: &Path) -> io::Result<usize> {
@@ -187,11 +242,16 @@ pub fn remove_stale_scratch(root: &Path) -> io::Result<usize> {
         let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
             continue;
         };
-        if !meta.is_dir() || meta.uid() != me || pid_alive(pid) {
+        if !(meta.is_dir() || meta.is_file()) || meta.uid() != me || pid_alive(pid) {
             continue;
         }
+        let gone = if meta.is_dir() {
+            std::fs::remove_dir_all(entry.path())
+        } else {
+            std::fs::remove_file(entry.path())
+        };
         // Another run may be sweeping the same directory: NotFound is fine.
-        match std::fs::remove_dir_all(entry.path()) {
+        match gone {
             Ok(()) => removed += 1,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(_) => {}
@@ -318,6 +378,21 @@ mod tests {
         assert!(!dir.exists());
     }
 
+    #[test]
+    fn a_root_scratch_file_sits_directly_in_the_root_and_is_removed_on_drop() {
+        let f = ScratchFile::in_root(1).unwrap();
+        let root = prepare_scratch_root().unwrap();
+        assert_eq!(f.path().parent(), Some(root.as_path()));
+        assert_eq!(f.dir(), root);
+        let name = f.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(scratch_pid(&name), Some(std::process::id() as libc::pid_t));
+        assert_eq!(std::fs::read(f.path()).unwrap(), [0x5a]);
+        assert_eq!(f.c_path().to_bytes(), f.path().as_os_str().as_bytes());
+        let path = f.path().to_path_buf();
+        drop(f);
+        assert!(!path.exists());
+    }
+
     /// Records the length of every write call it is given.
     struct Writes(Vec<usize>);
 
@@ -410,7 +485,7 @@ mod root_tests {
         let mut child = std::process::Command::new("/bin/sh")
             .arg("-c")
             .arg(format!(
-                "mkdir \"$1/{SCRATCH_PREFIX}$$-x\" && touch \"$1/{SCRATCH_PREFIX}$$-x/f\" && echo ok && exec sleep 60"
+                "mkdir \"$1/{SCRATCH_PREFIX}$$-x\" && touch \"$1/{SCRATCH_PREFIX}$$-x/f\" \"$1/{SCRATCH_PREFIX}$$-f\" && echo ok && exec sleep 60"
             ))
             .arg("sh")
             .arg(root.path())
@@ -427,6 +502,9 @@ mod root_tests {
         let stale = root
             .path()
             .join(format!("{SCRATCH_PREFIX}{}-x", child.id()));
+        let stale_file = root
+            .path()
+            .join(format!("{SCRATCH_PREFIX}{}-f", child.id()));
         // Ours (alive) and a foreign name must survive the sweep.
         let mine = root
             .path()
@@ -436,11 +514,11 @@ mod root_tests {
         std::fs::create_dir(&other).unwrap();
 
         assert_eq!(remove_stale_scratch(root.path()).unwrap(), 0, "owner alive");
-        assert!(stale.is_dir());
+        assert!(stale.is_dir() && stale_file.is_file());
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        assert_eq!(remove_stale_scratch(root.path()).unwrap(), 1);
-        assert!(!stale.exists());
+        assert_eq!(remove_stale_scratch(root.path()).unwrap(), 2);
+        assert!(!stale.exists() && !stale_file.exists());
         assert!(mine.is_dir() && other.is_dir());
     }
 
