@@ -26,16 +26,24 @@ pub fn scratch_root() -> PathBuf {
 /// first call of a process checks the root and sweeps stale scratch
 /// directories ([`prepare_scratch_root`]).
 pub fn scratch_dir() -> io::Result<TempDir> {
+    in_scratch_root("directory", |b, root| b.tempdir_in(root))
+}
+
+/// Makes one `lmbench-scratch-<pid>-*` entry (a `what`) with `make`
+/// directly in the checked scratch root ([`prepare_scratch_root`]); an
+/// error names the root.
+fn in_scratch_root<T>(
+    what: &str,
+    make: impl FnOnce(&tempfile::Builder, &Path) -> io::Result<T>,
+) -> io::Result<T> {
     let root = prepare_scratch_root()?;
-    tempfile::Builder::new()
-        .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
-        .tempdir_in(&root)
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("creating a scratch directory in {}: {e}", root.display()),
-            )
-        })
+    let prefix = format!("{SCRATCH_PREFIX}{}-", std::process::id());
+    make(tempfile::Builder::new().prefix(&prefix), &root).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("creating a scratch {what} in {}: {e}", root.display()),
+        )
+    })
 }
 
 /// A scratch file of `size` bytes (written, flushed, so its inode and
@@ -85,17 +93,7 @@ impl ScratchFile {
     /// The file is removed on drop, and swept by a later run if this
     /// process is killed first.
     pub fn in_root(size: usize) -> io::Result<ScratchFile> {
-        let root = prepare_scratch_root()?;
-        let (mut f, path) = tempfile::Builder::new()
-            .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
-            .tempfile_in(&root)
-            .map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("creating a scratch file in {}: {e}", root.display()),
-                )
-            })?
-            .into_parts();
+        let (mut f, path) = in_scratch_root("file", |b, root| b.tempfile_in(root))?.into_parts();
         let p = path.to_path_buf();
         ScratchFile::fill(&mut f, size, Holder::Root(path), p)
     }
