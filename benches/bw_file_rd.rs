@@ -5,9 +5,11 @@
 //! machine's memory bandwidth top size (`bw::machine_top_size`, 4x the
 //! last-level cache: the size of bw_mem's Mem read, which the summary's
 //! File reread cell takes, so the two compare like for like). One scratch
-//! file of the largest S is written and fsync'ed once per run (removed on
-//! exit, also on a panic), so its pages are cached; each size reads its
-//! first S bytes. Per iteration:
+//! file of the largest S is written once per run in sequential 8 KiB
+//! writes, as lmbench's script writes its $FILE (`fs::FILE_BLOCK`: the
+//! write size decides the page cache's folio sizes, and with them how
+//! many folios a read walks), and fsync'ed (removed on exit, also on a
+//! panic), so its pages are cached; each size reads its first S bytes. Per iteration:
 //! - io_only: the fd is opened once; lseek(2) to 0, then read(2) 64 KB
 //!   chunks up to S bytes into a page-aligned buffer, summing every 8-byte
 //!   word of each chunk (`bw::read_sum`), as lmbench sums every word of

@@ -8,7 +8,18 @@
 //! - frd: every 4-byte int, in lmbench's compiled form: one chain of 128
 //!   adds per 512-byte block (`bw::add_chain`; byte for byte gcc's loop
 //!   on x86-64), the Mem read column;
-//! - fwr / fcp: every 8-byte word (lmbench: every 4-byte int);
+//! - fwr: every 4-byte int set to 1, in lmbench's compiled form: the 128
+//!   ints of each 512-byte block stored from the top of the block down,
+//!   4 bytes at a time (`bw::block_store`; byte for byte gcc's loop at -O
+//!   on x86-64), the Mem write column. The order is what lmbench
+//!   measures: a CPU that streams upward stores (an AMD EPYC guest: about
+//!   4x) cannot stream these;
+//! - fwr_up (not in lmbench): every 8-byte word stored upward, what Mem
+//!   write would read with the order and width store streaming favours;
+//!   the summary's Write up column, after lmbench's, with its ratio to Mem
+//!   write in the table's notes;
+//! - fcp: every 4-byte int, a 4-byte load and store each, upward, in
+//!   lmbench's compiled form (`bw::block_store`), the Bcopy (hand) column;
 //! - bzero / bcopy: libc's memset / memcpy;
 //! - frd_huge (not in lmbench): frd over a 2 MB-aligned anonymous buffer
 //!   advised MADV_HUGEPAGE, from 2 MB up, and only where the kernel gave
@@ -25,7 +36,7 @@
 //!   L1).
 //!
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
-//! an explicit integer width, or for frd `asm!` (see
+//! an explicit integer width, or for frd, fwr and fcp `asm!` (see
 //! `lmbench_support::bw::kernels`), so a new compiler cannot change what
 //! they measure. Sizes double from 4 KB to
 //! the top size `catalog::bw_mem::top_size`: the smallest power of two at
@@ -90,8 +101,9 @@ fn passes(mode: &str, iters: u64, a: &mut Buf, b: &mut Buf) -> Duration {
         mode::RDWR => timed!(kernels::rdwr(a.as_u32_mut())),
         mode::CP => timed!(kernels::cp(a.as_u32(), b.as_u32_mut())),
         mode::FRD => timed!(kernels::frd(a.as_u64())),
-        mode::FWR => timed!(kernels::fwr(a.as_u64_mut())),
-        mode::FCP => timed!(kernels::fcp(a.as_u64(), b.as_u64_mut())),
+        mode::FWR => timed!(kernels::fwr(a.as_u32_mut())),
+        mode::FWR_UP => timed!(kernels::fwr_up(a.as_u64_mut())),
+        mode::FCP => timed!(kernels::fcp(a.as_u32(), b.as_u32_mut())),
         mode::BZERO => timed!(kernels::bzero(a.as_bytes_mut())),
         mode::BCOPY => timed!(kernels::bcopy(a.as_bytes(), b.as_bytes_mut())),
         mode::BREAD => timed!(lmbench_support::bw::sum_words(a.as_u64())),
@@ -114,7 +126,8 @@ fn verify(m: &Metric, mode: &str, a: &mut Buf, b: &mut Buf) {
             b.as_u32()[0] == 0xabcd && b.as_u32()[n - 16] == 0x1234
         }
         mode::WR | mode::RDWR => a.as_u32()[0] != 0xabcd && a.as_u32()[n - 16] != 0x1234,
-        mode::FWR | mode::BZERO => a.as_u64()[0] == 0 && a.as_u32()[n - 16] != 0x1234,
+        mode::FWR => a.as_u32()[0] == 1 && a.as_u32()[n - 16] == 1,
+        mode::FWR_UP | mode::BZERO => a.as_u64()[0] == 0 && a.as_u32()[n - 16] != 0x1234,
         _ => true,
     };
     if !ok {

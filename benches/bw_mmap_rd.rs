@@ -4,9 +4,11 @@
 //! Method (lmbench's bw_mmap_rd): sizes S as bw_file_rd's (512 KB, 8 MB,
 //! 64 MB and the machine's memory bandwidth top size, the size of Mem
 //! read, which the summary's Mmap reread cell takes). One scratch file of
-//! the largest S is written and fsync'ed once per run (removed on exit,
-//! also on a panic), so its pages are cached; each size maps its first S
-//! bytes. Per iteration:
+//! the largest S is written once per run in sequential 8 KiB writes, as
+//! lmbench's script writes its $FILE (`fs::FILE_BLOCK`: the write size
+//! decides the page cache's folio sizes, and with them how many pages
+//! each fault maps), and fsync'ed (removed on exit, also on a panic), so
+//! its pages are cached; each size maps its first S bytes. Per iteration:
 //! - mmap_only: S bytes are mapped once (PROT_READ, MAP_SHARED) and touched
 //!   once before timing; sum every 8-byte word of them (`Mapping::sum`), as
 //!   lmbench sums every word of each block, in its compiled form (one

@@ -17,8 +17,10 @@
 //! lat_ctx already time themselves.
 //!
 //! Each floor does what its metric's catalog line says, with the same
-//! setup: a 1-byte scratch file (created here, removed on drop) for stat,
-//! fstat, open and select; 100 dups of it for select; for the round trips
+//! setup: a 1-byte scratch file directly in the scratch root, as
+//! lat_syscall's (`fs::ScratchFile::in_root`: the path depth of lmbench's
+//! $FILE; created here, removed on drop) for stat, fstat, open and
+//! select; 100 dups of it for select; for the round trips
 //! an echo child forked by the peer, the peer started while this process
 //! is bound to one CPU (`harness::on_one_cpu`, as lat_pipe/pinned and
 //! lat_unix/pinned) so both ends share that CPU; for fork and exec the
@@ -78,7 +80,7 @@ fn start(m: &'static Metric, file: &ScratchFile) -> Peer {
 }
 
 fn floor(c: &mut Criterion) {
-    let file = check(&cat::STAT, "create scratch file", ScratchFile::new(1));
+    let file = check(&cat::STAT, "create scratch file", ScratchFile::in_root(1));
 
     let mut peer = start(&cat::NULL, &file);
     let mut g = Group::new(c, &PROGRAM, Class::Fast);

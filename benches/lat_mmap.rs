@@ -16,7 +16,7 @@
 //! ext4 on Linux 6.18 held it in 64 KB folios and one write fault mapped a
 //! whole folio (64 MB: 103 faults for 410 stores; 0.42x the C suite's
 //! figure). So the file is written as lmbench writes it, in 8 KiB blocks
-//! (`fs::VM_FILE_BLOCK`), on every kernel. tmpfs (huge=never) has 4 KB
+//! (`fs::FILE_BLOCK`), on every kernel. tmpfs (huge=never) has 4 KB
 //! pages and every store faults; record LMBENCH_FSDIR.
 //!
 //! Sizes are capped by free memory: a size whose file does not fit in a
@@ -31,7 +31,7 @@ use std::time::Instant;
 use criterion::Criterion;
 use lmbench_support::catalog::lat_mmap::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
+use lmbench_support::fs::ScratchFile;
 use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::vm;
 
@@ -82,11 +82,7 @@ fn lat_mmap(c: &mut Criterion) {
                 continue;
             }
         }
-        let file = check(
-            metric,
-            "create the file",
-            ScratchFile::with_block(size, VM_FILE_BLOCK),
-        );
+        let file = check(metric, "create the file", ScratchFile::new(size));
         let mut f = check(
             metric,
             "open the file",

@@ -4,7 +4,7 @@
 //!
 //! Method (lmbench's lat_pagefault): an 8 MB scratch file, written in
 //! 8 KiB blocks as lmbench writes it (how a file was written decides the
-//! folio sizes its cache uses, so it is fixed: `fs::VM_FILE_BLOCK`) and
+//! folio sizes its cache uses, so it is fixed: `fs::FILE_BLOCK`) and
 //! flushed in setup, so every page is in the page cache (these are minor
 //! faults: no I/O). One Criterion iteration is one touched page. The pages
 //! are touched in passes; a pass is: mmap the file read-only (MAP_SHARED),
@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, SamplingMode};
 use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::fs::{ScratchFile, VM_FILE_BLOCK};
+use lmbench_support::fs::ScratchFile;
 use lmbench_support::harness::{check, failed, scratch_root_or_exit, Class, Group};
 use lmbench_support::vm;
 
@@ -182,11 +182,7 @@ impl Pass<'_> {
 
 fn lat_pagefault(c: &mut Criterion) {
     let root = scratch_root_or_exit(&PROGRAM);
-    let file = check(
-        &cat::PAGE,
-        "create the file",
-        ScratchFile::with_block(FILE_SIZE, VM_FILE_BLOCK),
-    );
+    let file = check(&cat::PAGE, "create the file", ScratchFile::new(FILE_SIZE));
     let mut f = check(
         &cat::PAGE,
         "open the file",

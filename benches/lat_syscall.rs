@@ -6,7 +6,15 @@
 //! - null: `syscall(SYS_getppid)` raw, so no libc can answer from a cache.
 //! - read / write: 1 byte from /dev/zero, to /dev/null, fds opened once.
 //! - stat / fstat / open: a 1-byte scratch file (created once, so its inode
-//!   is cached); open is open(O_RDONLY) + close.
+//!   is cached); open is open(O_RDONLY) + close. lmbench stats and opens
+//!   its $FILE, a file directly in the file-system directory; so the
+//!   file is made directly in `LMBENCH_FSDIR` (default: the temp
+//!   directory) as `lmbench-scratch-<pid>-*` (`fs::ScratchFile::in_root`),
+//!   the same path depth: path lookup walks one component at a time, and
+//!   a file inside a scratch directory of its own costs one lookup more
+//!   per call. The name differs from lmbench's (longer, new each run);
+//!   removed on drop, swept by the next run if the bench is killed. The
+//!   stat floor (`floor`) stats a file made the same way.
 //!
 //! Every return value is checked; a failure panics with the metric id.
 
@@ -52,7 +60,7 @@ fn lat_syscall(c: &mut Criterion) {
     });
     check(&cat::WRITE, "close /dev/null", sys::close(null));
 
-    let file = check(&cat::STAT, "create scratch file", ScratchFile::new(1));
+    let file = check(&cat::STAT, "create scratch file", ScratchFile::in_root(1));
     let path = file.c_path();
     g.bench(&cat::STAT, |iters| {
         timed_loop(&cat::STAT, iters, || sys::stat(path))

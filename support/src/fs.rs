@@ -1,6 +1,8 @@
 //! Scratch directories and files, removed on drop (also when a bench
-//! panics and unwinds). Each scratch directory is named
-//! `lmbench-scratch-<pid>-*`.
+//! panics and unwinds). Each scratch directory, and each scratch file made
+//! directly in the scratch root ([`ScratchFile::in_root`]), is named
+//! `lmbench-scratch-<pid>-*`, so a later run can sweep what a killed one
+//! left ([`remove_stale_scratch`]).
 
 use std::ffi::CString;
 use std::io;
@@ -24,55 +26,94 @@ pub fn scratch_root() -> PathBuf {
 /// first call of a process checks the root and sweeps stale scratch
 /// directories ([`prepare_scratch_root`]).
 pub fn scratch_dir() -> io::Result<TempDir> {
-    let root = prepare_scratch_root()?;
-    tempfile::Builder::new()
-        .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
-        .tempdir_in(&root)
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("creating a scratch directory in {}: {e}", root.display()),
-            )
-        })
+    in_scratch_root("directory", |b, root| b.tempdir_in(root))
 }
 
-/// A scratch directory holding one file of `size` bytes (written, flushed,
-/// so its inode and pages are cached).
+/// Makes one `lmbench-scratch-<pid>-*` entry (a `what`) with `make`
+/// directly in the checked scratch root ([`prepare_scratch_root`]); an
+/// error names the root.
+fn in_scratch_root<T>(
+    what: &str,
+    make: impl FnOnce(&tempfile::Builder, &Path) -> io::Result<T>,
+) -> io::Result<T> {
+    let root = prepare_scratch_root()?;
+    let prefix = format!("{SCRATCH_PREFIX}{}-", std::process::id());
+    make(tempfile::Builder::new().prefix(&prefix), &root).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("creating a scratch {what} in {}: {e}", root.display()),
+        )
+    })
+}
+
+/// A scratch file of `size` bytes (written, flushed, so its inode and
+/// pages are cached), in a scratch directory of its own
+/// ([`ScratchFile::new`]) or directly in the scratch root
+/// ([`ScratchFile::in_root`]); removed on drop.
 pub struct ScratchFile {
-    dir: TempDir,
+    holder: Holder,
     path: PathBuf,
     cpath: CString,
 }
 
-/// The write size of the VM benches' scratch files ([`ScratchFile::with_block`]):
-/// lmbench's 8 KiB. How a file was written decides how the page cache
-/// holds it (ext4 on recent kernels caches 64 KiB writes in large folios,
-/// and one fault then maps many pages), so the mmap and page-fault benches
-/// write theirs the same way on every kernel.
-pub const VM_FILE_BLOCK: usize = 8 << 10;
+/// What removes a scratch file on drop.
+enum Holder {
+    /// Its own scratch directory, removed with the file.
+    Dir(TempDir),
+    /// The file itself, directly in the scratch root.
+    Root(tempfile::TempPath),
+}
+
+/// The write size of every scratch file ([`ScratchFile::new`]): 8 KiB, as
+/// lmbench's script writes its $FILE (sequential 8 KiB writes) for File
+/// reread, Mmap reread, mmap latency and page fault. How a file was
+/// written decides how the page cache holds it: ext4 on recent kernels
+/// caches larger writes in larger folios (64 KiB writes: 64 KiB folios),
+/// and the folio size changes what those columns measure (one fault maps
+/// a whole folio; a reread walks fewer, larger folios). So the size is
+/// lmbench's, on every kernel.
+pub const FILE_BLOCK: usize = 8 << 10;
 
 impl ScratchFile {
-    /// `size` bytes of 0x5a, written in 64 KiB blocks and synced.
+    /// `size` bytes of 0x5a in a fresh scratch directory, written in
+    /// sequential [`FILE_BLOCK`] write(2)s ([`write_blocks`]) and synced.
     pub fn new(size: usize) -> io::Result<ScratchFile> {
-        ScratchFile::with_block(size, 64 << 10)
-    }
-
-    /// `size` bytes of 0x5a, written in `block`-byte write(2)s and synced.
-    pub fn with_block(size: usize, block: usize) -> io::Result<ScratchFile> {
         let dir = scratch_dir()?;
         let path = dir.path().join("file");
-        let chunk = vec![0x5au8; block.max(1)];
         let mut f = std::fs::File::create(&path)?;
-        let mut left = size;
-        while left > 0 {
-            let n = left.min(chunk.len());
-            io::Write::write_all(&mut f, &chunk[..n])?;
-            left -= n;
-        }
+        ScratchFile::fill(&mut f, size, Holder::Dir(dir), path)
+    }
+
+    /// `size` bytes of 0x5a written as [`ScratchFile::new`]'s, but
+    /// directly in the scratch root (`LMBENCH_FSDIR`, else the temp
+    /// directory), named `lmbench-scratch-<pid>-*`: the path depth of
+    /// lmbench's $FILE, a file directly in its file-system directory. A
+    /// path lookup costs one step per component, so stat and open of a
+    /// file one directory deeper measure one lookup more than lmbench's.
+    /// The file is removed on drop, and swept by a later run if this
+    /// process is killed first.
+    pub fn in_root(size: usize) -> io::Result<ScratchFile> {
+        let (mut f, path) = in_scratch_root("file", |b, root| b.tempfile_in(root))?.into_parts();
+        let p = path.to_path_buf();
+        ScratchFile::fill(&mut f, size, Holder::Root(path), p)
+    }
+
+    /// Writes `size` bytes to the new file `f` at `path` and syncs it.
+    fn fill(
+        f: &mut std::fs::File,
+        size: usize,
+        holder: Holder,
+        path: PathBuf,
+    ) -> io::Result<ScratchFile> {
+        write_blocks(f, size)?;
         f.sync_all()?;
         let cpath = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::other("NUL in scratch path"))?;
-        Ok(ScratchFile { dir, path, cpath })
+        Ok(ScratchFile {
+            holder,
+            path,
+            cpath,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -84,9 +125,28 @@ impl ScratchFile {
         &self.cpath
     }
 
+    /// The directory holding the file: its own scratch directory, or for
+    /// [`ScratchFile::in_root`] the scratch root (which stays).
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        match &self.holder {
+            Holder::Dir(d) => d.path(),
+            Holder::Root(file) => file.parent().unwrap_or(Path::new("/")),
+        }
     }
+}
+
+/// Writes `size` bytes of 0x5a to `w` in sequential writes of
+/// [`FILE_BLOCK`] bytes (the last one shorter if `size` is not a
+/// multiple), each one `write` call unless the writer takes less.
+pub fn write_blocks(w: &mut impl io::Write, size: usize) -> io::Result<()> {
+    let chunk = [0x5au8; FILE_BLOCK];
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(FILE_BLOCK);
+        w.write_all(&chunk[..n])?;
+        left -= n;
+    }
+    Ok(())
 }
 
 /// Checks the scratch root named by `fsdir` (the value of `LMBENCH_FSDIR`;
@@ -161,9 +221,9 @@ fn pid_alive(pid: libc::pid_t) -> bool {
     }
 }
 
-/// Removes the scratch directories in `root` whose creating process is
-/// gone (a bench killed with SIGKILL cannot run its destructors) and that
-/// belong to this user. A live pid keeps its directory, even when the pid
+/// Removes the scratch directories and scratch files in `root` whose
+/// creating process is gone (a bench killed with SIGKILL cannot run its
+/// destructors) and that belong to this user. A live pid keeps its directory, even when the pid
 /// was reused: a leftover is better than deleting a running bench's files.
 /// Returns how many were removed.
 pub fn remove_stale_scratch(root: &Path) -> io::Result<usize> {
@@ -180,11 +240,16 @@ pub fn remove_stale_scratch(root: &Path) -> io::Result<usize> {
         let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
             continue;
         };
-        if !meta.is_dir() || meta.uid() != me || pid_alive(pid) {
+        if !(meta.is_dir() || meta.is_file()) || meta.uid() != me || pid_alive(pid) {
             continue;
         }
+        let gone = if meta.is_dir() {
+            std::fs::remove_dir_all(entry.path())
+        } else {
+            std::fs::remove_file(entry.path())
+        };
         // Another run may be sweeping the same directory: NotFound is fine.
-        match std::fs::remove_dir_all(entry.path()) {
+        match gone {
             Ok(()) => removed += 1,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(_) => {}
@@ -310,6 +375,51 @@ mod tests {
         drop(f);
         assert!(!dir.exists());
     }
+
+    #[test]
+    fn a_root_scratch_file_sits_directly_in_the_root_and_is_removed_on_drop() {
+        let f = ScratchFile::in_root(1).unwrap();
+        let root = prepare_scratch_root().unwrap();
+        assert_eq!(f.path().parent(), Some(root.as_path()));
+        assert_eq!(f.dir(), root);
+        let name = f.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(scratch_pid(&name), Some(std::process::id() as libc::pid_t));
+        assert_eq!(std::fs::read(f.path()).unwrap(), [0x5a]);
+        assert_eq!(f.c_path().to_bytes(), f.path().as_os_str().as_bytes());
+        let path = f.path().to_path_buf();
+        drop(f);
+        assert!(!path.exists());
+    }
+
+    /// Records the length of every write call it is given.
+    struct Writes(Vec<usize>);
+
+    impl io::Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            assert!(buf.iter().all(|&b| b == 0x5a));
+            self.0.push(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn scratch_files_are_written_in_sequential_8k_writes() {
+        assert_eq!(FILE_BLOCK, 8192);
+        let mut w = Writes(Vec::new());
+        write_blocks(&mut w, 3 * 8192 + 100).unwrap();
+        assert_eq!(w.0, [8192, 8192, 8192, 100]);
+        let mut w = Writes(Vec::new());
+        write_blocks(&mut w, 0).unwrap();
+        assert!(w.0.is_empty());
+        // The file holds exactly the bytes written.
+        let f = ScratchFile::new(2 * 8192 + 5).unwrap();
+        let bytes = std::fs::read(f.path()).unwrap();
+        assert_eq!(bytes.len(), 2 * 8192 + 5);
+        assert!(bytes.iter().all(|&b| b == 0x5a));
+    }
 }
 
 #[cfg(test)]
@@ -373,7 +483,7 @@ mod root_tests {
         let mut child = std::process::Command::new("/bin/sh")
             .arg("-c")
             .arg(format!(
-                "mkdir \"$1/{SCRATCH_PREFIX}$$-x\" && touch \"$1/{SCRATCH_PREFIX}$$-x/f\" && echo ok && exec sleep 60"
+                "mkdir \"$1/{SCRATCH_PREFIX}$$-x\" && touch \"$1/{SCRATCH_PREFIX}$$-x/f\" \"$1/{SCRATCH_PREFIX}$$-f\" && echo ok && exec sleep 60"
             ))
             .arg("sh")
             .arg(root.path())
@@ -390,6 +500,9 @@ mod root_tests {
         let stale = root
             .path()
             .join(format!("{SCRATCH_PREFIX}{}-x", child.id()));
+        let stale_file = root
+            .path()
+            .join(format!("{SCRATCH_PREFIX}{}-f", child.id()));
         // Ours (alive) and a foreign name must survive the sweep.
         let mine = root
             .path()
@@ -399,11 +512,11 @@ mod root_tests {
         std::fs::create_dir(&other).unwrap();
 
         assert_eq!(remove_stale_scratch(root.path()).unwrap(), 0, "owner alive");
-        assert!(stale.is_dir());
+        assert!(stale.is_dir() && stale_file.is_file());
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        assert_eq!(remove_stale_scratch(root.path()).unwrap(), 1);
-        assert!(!stale.exists());
+        assert_eq!(remove_stale_scratch(root.path()).unwrap(), 2);
+        assert!(!stale.exists() && !stale_file.exists());
         assert!(mine.is_dir() && other.is_dir());
     }
 

@@ -3,24 +3,31 @@
 //! Codegen is pinned, so that a compiler upgrade cannot pass for an OS or
 //! hardware change: every hand loop accesses memory through
 //! `ptr::read_volatile` / `ptr::write_volatile` of one explicit integer
-//! type, which the compiler may neither widen, merge, vectorise nor drop.
-//! They are therefore **scalar, never vectorised**: rd/wr/rdwr/cp make one
-//! 4-byte access per 16 bytes (lmbench's every-4th-int loops), fwr/fcp
-//! one 8-byte access per 8 bytes (lmbench uses 4-byte ints compiled at -O,
-//! also scalar; 8-byte words halve the instruction count at the same
-//! access pattern), unrolled by hand (64 bytes per step). rd keeps four
-//! independent sums. frd, the Mem read column's loop, is lmbench's own
-//! instruction form: one chain of 4-byte adds per 512-byte block, in
-//! `asm!` on x86-64 ([`super::add_chain`], which says why).
-//! bzero and bcopy call libc's `memset` and `memcpy` (vectorised, as libc
-//! chooses). Every pass counts the buffer size once, as lmbench does.
+//! type, which the compiler may neither widen, merge, vectorise nor drop,
+//! or is written out in `asm!`. They are therefore **scalar, never
+//! vectorised**, and each was checked against the loop lmbench's C
+//! compiles to (gcc 12 at -O, x86-64: access width, order, stride; each
+//! kernel's doc says what it found):
+//! - rd/wr/rdwr/cp: one 4-byte access per 16 bytes, upward, as lmbench's
+//!   every-4th-int loops (lmbench unrolls 512 bytes per step, ours 64);
+//! - frd (Mem read): lmbench's own instruction form, one chain of 4-byte
+//!   adds per 512-byte block, in `asm!` on x86-64 ([`super::add_chain`]);
+//! - fwr (Mem write) and fcp (Bcopy (hand)): lmbench's 4-byte stores, 128
+//!   per 512-byte block, fwr's from the top of each block down, in `asm!`
+//!   on x86-64 ([`super::block_store`], which says why the order matters);
+//!   fwr_up (not in lmbench) keeps the upward 8-byte stores as their own
+//!   figure;
+//! - bzero and bcopy call libc's `memset` and `memcpy` (vectorised, as
+//!   libc chooses), as lmbench's call libc's bzero and bcopy.
+//!
+//! Every pass counts the buffer size once, as lmbench does.
 
 use std::alloc::{self, Layout};
 use std::io;
 use std::mem::size_of;
 use std::ptr::{read_volatile, write_volatile};
 
-use super::add_chain;
+use super::{add_chain, block_store};
 
 /// Alignment of every buffer: a page, as lmbench's valloc.
 pub const ALIGN: usize = 4096;
@@ -204,6 +211,13 @@ fn load<T: Copy>(r: &T) -> T {
     unsafe { read_volatile(r) }
 }
 
+/// One volatile store through a reference (see [`load`]).
+#[inline(always)]
+fn store<T: Copy>(r: &mut T, v: T) {
+    // SAFETY: a mutable reference is valid and aligned for writes.
+    unsafe { write_volatile(r, v) }
+}
+
 // The loops below index with `i + k` only while `i + STEP/size < len`,
 // which holds because lengths are multiples of STEP (asserted). They stay
 // raw-pointer loops on purpose: the same loops over `chunks_exact` and
@@ -211,7 +225,11 @@ fn load<T: Copy>(r: &T) -> T {
 // the same accesses but other loop control and unrolling (seen in the
 // disassembly, issue 14), and the kernels' code is pinned.
 
-/// rd: sums one u32 per 16 bytes (lmbench's rd).
+/// rd: sums one u32 per 16 bytes, upward (lmbench's rd: the same loads).
+/// lmbench adds a block's 32 loads in one expression, which compiles to
+/// one chain of adds; this loop keeps four independent sums, so where the
+/// add chain rather than memory limits it, it can run faster than
+/// lmbench's rd (not in a summary column).
 #[inline(never)]
 pub fn rd(a: &[u32]) -> u32 {
     assert!(a.len().is_multiple_of(16));
@@ -231,7 +249,9 @@ pub fn rd(a: &[u32]) -> u32 {
     s0.wrapping_add(s1).wrapping_add(s2).wrapping_add(s3)
 }
 
-/// wr: stores one u32 per 16 bytes.
+/// wr: stores the int 1 into one u32 per 16 bytes, upward: lmbench's wr
+/// (one statement per int, compiled to the same 4-byte stores in the same
+/// order).
 #[inline(never)]
 pub fn wr(a: &mut [u32]) {
     assert!(a.len().is_multiple_of(16));
@@ -241,15 +261,17 @@ pub fn wr(a: &mut [u32]) {
         // SAFETY: as in rd.
         unsafe {
             write_volatile(p.add(i), 1);
-            write_volatile(p.add(i + 4), 2);
-            write_volatile(p.add(i + 8), 3);
-            write_volatile(p.add(i + 12), 4);
+            write_volatile(p.add(i + 4), 1);
+            write_volatile(p.add(i + 8), 1);
+            write_volatile(p.add(i + 12), 1);
         }
         i += 16;
     }
 }
 
-/// rdwr: loads then stores one u32 per 16 bytes; returns the loads' sum.
+/// rdwr: loads, then stores 1 into, one u32 per 16 bytes, upward; returns
+/// the loads' sum. lmbench's rdwr compiles to the same load-add and
+/// 4-byte store per int in the same order.
 #[inline(never)]
 pub fn rdwr(a: &mut [u32]) -> u32 {
     assert!(a.len().is_multiple_of(16));
@@ -269,7 +291,9 @@ pub fn rdwr(a: &mut [u32]) -> u32 {
     s
 }
 
-/// cp: copies one u32 per 16 bytes from `src` to `dst`.
+/// cp: copies one u32 per 16 bytes from `src` to `dst`, upward. lmbench's
+/// cp compiles to the same 4-byte load and store per int in the same
+/// order.
 #[inline(never)]
 pub fn cp(src: &[u32], dst: &mut [u32]) {
     assert!(src.len().is_multiple_of(16) && src.len() == dst.len());
@@ -305,14 +329,32 @@ pub fn frd(a: &[u64]) -> u64 {
     bulk.wrapping_add(tail as i32 as i64 as u64)
 }
 
-/// fwr: stores every u64 word.
+/// fwr: stores 1 into every 4-byte int, lmbench's way: the 128 ints of
+/// each 512-byte block from the top of the block down, block after block
+/// ([`block_store::fill_int_blocks`], `asm!` on x86-64, which says why the
+/// order matters). A tail shorter than a block (the buffers are multiples
+/// of 64 bytes) is stored the same way, top down.
 #[inline(never)]
-pub fn fwr(a: &mut [u64]) {
+pub fn fwr(a: &mut [u32]) {
+    let blocks = a.len() * 4 / block_store::BLOCK;
+    // SAFETY: a u32 slice's bytes, 4-aligned; blocks * 512 <= its length.
+    unsafe { block_store::fill_int_blocks(a.as_mut_ptr().cast(), blocks) };
+    for w in a[blocks * block_store::BLOCK / 4..].iter_mut().rev() {
+        store(w, 1);
+    }
+}
+
+/// fwr_up (not in lmbench): stores every u64 word, upward, eight per
+/// 64-byte step. Beside [`fwr`] it shows what the store order and width
+/// are worth on this CPU: upward stores can be streamed where lmbench's
+/// top-down 4-byte stores cannot (about 4x on an AMD EPYC guest).
+#[inline(never)]
+pub fn fwr_up(a: &mut [u64]) {
     assert!(a.len().is_multiple_of(8));
     let p = a.as_mut_ptr();
     let mut i = 0;
     while i < a.len() {
-        // SAFETY: as in frd.
+        // SAFETY: i + 7 < a.len() since a.len() is a multiple of 8.
         unsafe {
             for k in 0..8 {
                 write_volatile(p.add(i + k), k as u64);
@@ -322,20 +364,22 @@ pub fn fwr(a: &mut [u64]) {
     }
 }
 
-/// fcp: copies every u64 word from `src` to `dst`.
+/// fcp: copies every 4-byte int from `src` to `dst`, lmbench's way: a
+/// 4-byte load and a 4-byte store per int, upward
+/// ([`block_store::copy_int_blocks`], `asm!` on x86-64). lmbench's fcp moves
+/// 4-byte ints, so this does too (8-byte words would take half the
+/// instructions per byte). A tail shorter than a block is copied the same
+/// way.
 #[inline(never)]
-pub fn fcp(src: &[u64], dst: &mut [u64]) {
-    assert!(src.len().is_multiple_of(8) && src.len() == dst.len());
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    let mut i = 0;
-    while i < src.len() {
-        // SAFETY: as in frd, for both buffers of equal length.
-        unsafe {
-            for k in 0..8 {
-                write_volatile(d.add(i + k), read_volatile(s.add(i + k)));
-            }
-        }
-        i += 8;
+pub fn fcp(src: &[u32], dst: &mut [u32]) {
+    assert_eq!(src.len(), dst.len());
+    let blocks = src.len() * 4 / block_store::BLOCK;
+    // SAFETY: two u32 slices of equal length (two borrows: no overlap),
+    // 4-aligned; blocks * 512 <= their length.
+    unsafe { block_store::copy_int_blocks(src.as_ptr().cast(), dst.as_mut_ptr().cast(), blocks) };
+    let bulk = blocks * block_store::BLOCK / 4;
+    for (d, s) in dst[bulk..].iter_mut().zip(&src[bulk..]) {
+        store(d, load(s));
     }
 }
 
@@ -345,14 +389,17 @@ pub fn sum_tail(words: &[u64]) -> u64 {
     words.iter().fold(0u64, |s, w| s.wrapping_add(load(w)))
 }
 
-/// bzero: libc's memset to 0 (`fill(0)` is a call to memset).
+/// bzero: libc's memset to 0 (`fill(0)` is a call to memset). lmbench
+/// calls libc's bzero, which is memset to 0.
 #[inline(never)]
 pub fn bzero(a: &mut [u8]) {
     a.fill(0);
 }
 
 /// bcopy: libc's memcpy (`copy_from_slice` is a call to memcpy; the
-/// buffers cannot overlap: two borrows).
+/// buffers cannot overlap: two borrows). lmbench calls libc's bcopy, a
+/// memmove; for buffers that do not overlap, glibc's memmove and memcpy
+/// take the same copy loop.
 #[inline(never)]
 pub fn bcopy(src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len());
@@ -380,23 +427,39 @@ mod tests {
         wr(a.as_u32_mut());
         assert_eq!(
             a.as_u32()[..5],
-            [1, 0x0101_0101, 0x0101_0101, 0x0101_0101, 2]
+            [1, 0x0101_0101, 0x0101_0101, 0x0101_0101, 1]
         );
-        fwr(a.as_u64_mut());
+        fwr_up(a.as_u64_mut());
         assert_eq!(a.as_u64()[..9], [0, 1, 2, 3, 4, 5, 6, 7, 0]);
         let mut b = Buf::new(4096, 9).unwrap();
-        fcp(a.as_u64(), b.as_u64_mut());
+        fcp(a.as_u32(), b.as_u32_mut());
         assert_eq!(a.as_bytes(), b.as_bytes());
         bzero(b.as_bytes_mut());
         assert!(b.as_bytes().iter().all(|&x| x == 0));
         cp(a.as_u32(), b.as_u32_mut());
-        // cp copies ints 0, 4, 8...: a is [0, 0, 1, 0, 2, ...] after fwr.
+        // cp copies ints 0, 4, 8...: a is [0, 0, 1, 0, 2, ...] after fwr_up.
         assert_eq!(b.as_u32()[..5], [0, 0, 0, 0, 2]);
+        fwr(a.as_u32_mut());
+        assert!(a.as_u32().iter().all(|&x| x == 1));
         bcopy(a.as_bytes(), b.as_bytes_mut());
         assert_eq!(a.as_bytes(), b.as_bytes());
         assert!(rdwr(b.as_u32_mut()) > 0);
         assert_eq!(b.as_u32()[0], 1);
         assert!(Buf::new(100, 0).is_err());
+    }
+
+    #[test]
+    fn fwr_and_fcp_cover_a_tail_shorter_than_a_block() {
+        // 4096 + 64 bytes: eight whole blocks and a 64-byte tail.
+        let mut a = Buf::new(4096 + 64, 7).unwrap();
+        fwr(a.as_u32_mut());
+        assert!(a.as_u32().iter().all(|&x| x == 1));
+        for (i, w) in a.as_u32_mut().iter_mut().enumerate() {
+            *w = i as u32;
+        }
+        let mut b = Buf::new(4096 + 64, 0).unwrap();
+        fcp(a.as_u32(), b.as_u32_mut());
+        assert_eq!(a.as_bytes(), b.as_bytes());
     }
 
     #[cfg(target_os = "linux")]

@@ -6,6 +6,7 @@
 //! the same time); the two may be merged later.
 
 pub mod add_chain;
+pub mod block_store;
 pub mod ceiling;
 pub mod kernels;
 

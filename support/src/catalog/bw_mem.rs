@@ -46,8 +46,9 @@ const WR_TIMED: &str = "one pass storing one 4-byte int per 16 bytes (scalar vol
 const RDWR_TIMED: &str = "one pass loading and storing one 4-byte int per 16 bytes";
 const CP_TIMED: &str = "one pass copying one 4-byte int per 16 bytes to a second buffer";
 const FRD_TIMED: &str = "one pass summing every 4-byte int, one chain of 128 adds per 512-byte block (lmbench's compiled frd)";
-const FWR_TIMED: &str = "one pass storing every 8-byte word (scalar volatile stores)";
-const FCP_TIMED: &str = "one pass copying every 8-byte word to a second buffer (scalar)";
+const FWR_TIMED: &str = "one pass storing 1 into every 4-byte int, each 512-byte block from its top down (lmbench's compiled fwr)";
+const FWR_UP_TIMED: &str = "one pass storing every 8-byte word upward (scalar volatile stores; not in lmbench: fwr's bytes in the order store streaming favours)";
+const FCP_TIMED: &str = "one pass copying every 4-byte int upward to a second buffer, a 4-byte load and store each (lmbench's compiled fcp)";
 const BZERO_TIMED: &str = "libc memset(0) of the buffer";
 const BCOPY_TIMED: &str = "libc memcpy of the buffer to a second buffer of the same size";
 const BREAD_TIMED: &str = "one pass of the rereads' sum over the buffer: every 8-byte word, one chain of 128 adds per 1 KB block (lmbench's bread; not in lmbench's bw_mem)";
@@ -86,7 +87,7 @@ macro_rules! modes {
         pub static PROGRAM: Program = Program {
             name: "bw_mem",
             about:
-                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size; frd over huge pages (frd_huge) and the rereads' sum over the heap (bread)",
+                "memory bandwidth: plain loops (rd wr rdwr cp frd fwr fcp) and libc (bzero bcopy) by size; frd over huge pages (frd_huge), the rereads' sum over the heap (bread) and upward 8-byte stores (fwr_up)",
             metrics: grid!([$(($mode, $timed)),*]),
         };
     };
@@ -99,6 +100,7 @@ modes! {
     CP = "cp": CP_TIMED,
     FRD = "frd": FRD_TIMED,
     FWR = "fwr": FWR_TIMED,
+    FWR_UP = "fwr_up": FWR_UP_TIMED,
     FCP = "fcp": FCP_TIMED,
     BZERO = "bzero": BZERO_TIMED,
     BCOPY = "bcopy": BCOPY_TIMED,

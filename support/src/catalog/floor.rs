@@ -23,7 +23,7 @@ pub static WRITE: Metric = Metric::median(
 pub static STAT: Metric = Metric::median(
     "floor/stat",
     Micros,
-    "in lmbench-peer floor, a plain loop: stat(2) of a 1-byte scratch file",
+    "in lmbench-peer floor, a plain loop: stat(2) of a 1-byte scratch file directly in LMBENCH_FSDIR, as lat_syscall/stat's",
 );
 pub static FSTAT: Metric = Metric::median(
     "floor/fstat",

@@ -19,7 +19,7 @@ pub static WRITE: Metric = Metric::median(
 pub static STAT: Metric = Metric::median(
     "lat_syscall/stat",
     Micros,
-    "stat(2) of a small scratch file whose inode is cached",
+    "stat(2) of a small scratch file directly in LMBENCH_FSDIR (lmbench's $FILE's path depth) whose inode is cached",
 );
 pub static FSTAT: Metric = Metric::median(
     "lat_syscall/fstat",

@@ -30,6 +30,13 @@ extern "C" {
     fn c_bread(p: *const i64, bytes: i64) -> i64;
 }
 
+// The stores are checked, not timed: only the tests call them.
+#[cfg(test)]
+extern "C" {
+    fn c_fwr(p: *mut i32, bytes: i64);
+    fn c_fcp(s: *const i32, d: *mut i32, bytes: i64);
+}
+
 /// C frd over `words` (whole 512-byte blocks).
 fn frd_c(words: &[u64]) -> u64 {
     // SAFETY: reads only inside the slice (whole blocks of its length).
@@ -233,5 +240,42 @@ mod tests {
         let path = scratch._dir.path().to_path_buf();
         drop(scratch);
         assert!(!path.exists());
+    }
+
+    /// The suite's Mem write and Bcopy (hand) passes leave the bytes the
+    /// C loops leave (whole blocks), so both sides store the same thing.
+    #[test]
+    fn suite_stores_equal_lmbench_stores_in_c() {
+        let size = 1 << 20;
+        let patterned = || {
+            let mut b = kernels::Buf::new(size, 0).unwrap();
+            for (i, w) in b.as_u64_mut().iter_mut().enumerate() {
+                *w = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            }
+            b
+        };
+        let (mut ours, mut c) = (patterned(), patterned());
+        kernels::fwr(ours.as_u32_mut());
+        // SAFETY: writes only inside the buffer (whole blocks of its size).
+        unsafe { c_fwr(c.as_u32_mut().as_mut_ptr().cast(), size as i64) };
+        assert_eq!(ours.as_bytes(), c.as_bytes());
+
+        let src = patterned();
+        let (mut ours, mut c) = (
+            kernels::Buf::new(size, 0).unwrap(),
+            kernels::Buf::new(size, 0).unwrap(),
+        );
+        kernels::fcp(src.as_u32(), ours.as_u32_mut());
+        // SAFETY: reads and writes only inside two distinct buffers of
+        // `size` bytes.
+        unsafe {
+            c_fcp(
+                src.as_u32().as_ptr().cast(),
+                c.as_u32_mut().as_mut_ptr().cast(),
+                size as i64,
+            )
+        };
+        assert_eq!(ours.as_bytes(), c.as_bytes());
+        assert_eq!(ours.as_bytes(), src.as_bytes());
     }
 }

@@ -1,5 +1,5 @@
 use crate::catalog::bw_file_rd::mode::IO_ONLY;
-use crate::catalog::bw_mem::mode::{BCOPY, BREAD, FCP, FRD, FRD_HUGE, FWR};
+use crate::catalog::bw_mem::mode::{BCOPY, BREAD, FCP, FRD, FRD_HUGE, FWR, FWR_UP};
 use crate::catalog::bw_mmap_rd::mode::MMAP_ONLY;
 use crate::catalog::{
     bw_file_rd, bw_mem, bw_mmap_rd, bw_pipe, bw_tcp, bw_unix, Column, Lookup, Metric, Program,
@@ -66,6 +66,12 @@ pub static COMM_BW: Table = Table {
             "reread",
             6,
             Source::Computed(|| reread_inputs(&bw_mem::PROGRAM, BREAD), heap_reread),
+        ),
+        Column::new(
+            "Write",
+            "up",
+            5,
+            Source::Computed(|| mem_inputs(FWR_UP), write_up),
         ),
     ],
 };
@@ -170,7 +176,26 @@ pub fn bw_notes(run: &dyn Lookup) -> Vec<String> {
         ));
     }
     notes.extend(heap_reread_notes(run));
+    notes.extend(write_up_note(run));
     notes
+}
+
+/// What Write up (not in lmbench) is beside Mem write: the same bytes
+/// stored in the order and width store streaming favours.
+fn write_up_note(run: &dyn Lookup) -> Option<String> {
+    use crate::size::human as human_size;
+    let (size, up) = largest_at(run, &bw_mem::PROGRAM, FWR_UP)?;
+    let mut note = format!(
+        "Write up (not in lmbench): every 8-byte word stored upward at {}",
+        human_size(size)
+    );
+    if let Some((s, fwr)) = largest_at(run, &bw_mem::PROGRAM, FWR) {
+        if s == size {
+            note.push_str(&format!(", {:.2}x Mem write", up / fwr));
+        }
+    }
+    note.push_str(", whose loop (lmbench's fwr) stores each 512-byte block's 4-byte ints from the top down: the gap is what the store order and width are worth on this CPU.");
+    Some(note)
 }
 
 /// What the heap reread (the rereads' sum over Mem read's buffer) says of
@@ -279,6 +304,9 @@ fn mem_write(run: &dyn Lookup) -> Option<f64> {
 fn thp_read(run: &dyn Lookup) -> Option<f64> {
     reread_at(run, &bw_mem::PROGRAM, FRD_HUGE).map(|(_, v)| v)
 }
+fn write_up(run: &dyn Lookup) -> Option<f64> {
+    largest(run, &bw_mem::PROGRAM, FWR_UP)
+}
 /// At Mem read's size, as the rereads.
 fn heap_reread(run: &dyn Lookup) -> Option<f64> {
     reread_at(run, &bw_mem::PROGRAM, BREAD).map(|(_, v)| v)
@@ -305,6 +333,24 @@ mod tests {
         assert_eq!(file_reread(&run), Some(5.0));
         assert_eq!(bcopy_libc(&run), None);
         assert_eq!(thp_read(&run), None);
+    }
+
+    #[test]
+    fn write_up_sits_at_its_largest_size_beside_mem_write() {
+        let run = Run(&[
+            ("bw_mem/fwr/128m", 5000.0),
+            ("bw_mem/fwr_up/64m", 30000.0),
+            ("bw_mem/fwr_up/128m", 20000.0),
+        ]);
+        assert_eq!(write_up(&run), Some(20000.0));
+        let n = bw_notes(&run).join("\n");
+        assert!(
+            n.contains("Write up (not in lmbench): every 8-byte word stored upward at 128M, 4.00x Mem write, whose loop"),
+            "{n}"
+        );
+        let without = Run(&[("bw_mem/fwr/128m", 1.0)]);
+        assert_eq!(write_up(&without), None);
+        assert!(!bw_notes(&without).join("\n").contains("Write up"));
     }
 
     #[test]
