@@ -153,6 +153,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         };
         let runs = match r.level {
             Level::Runs => format!("{}+{}", r.runs[0], r.runs[1]),
+            Level::Borrowed => "1+1~".to_string(),
             Level::Samples => "1+1*".to_string(),
         };
         let mut verdict = r.verdict.text().to_string();
@@ -207,6 +208,14 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         verdict::ALPHA * called as f64,
         verdict::ALPHA * c.tested as f64,
     ));
+    let borrowed = judged.iter().filter(|r| r.level == Level::Borrowed).count();
+    if borrowed > 0 {
+        out.push_str(&format!(
+            "1+1~: {borrowed} metrics have a single run a side; their run-to-run spread is \
+             their program's (from its metrics with several runs), never less than their \
+             samples show.\n"
+        ));
+    }
     let samples_only = judged.iter().filter(|r| r.level == Level::Samples).count();
     if samples_only > 0 {
         out.push_str(&format!(

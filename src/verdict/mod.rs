@@ -14,9 +14,12 @@
 //! Its p-values are adjusted for the hundreds of metrics tested at once
 //! (Benjamini-Hochberg): a metric is called changed when its adjusted
 //! p-value ("q") is under 5%, so that at most 5% of the calls are chance.
-//! With a single run on both sides there is no run-to-run spread to test
-//! against: the samples of the two runs are tested instead (Welch's t on
-//! their logarithms), and the report says so.
+//! With a single run on both sides a metric has no run-to-run spread of
+//! its own: it borrows its program's (the prior fitted to the metrics
+//! that have runs; the whole comparison's where its program has none),
+//! and only where no metric has runs are the samples of the two runs
+//! tested instead (Welch's t on their logarithms, blind to run-to-run
+//! noise), as the report says.
 //!
 //! The verdicts, with `threshold` the change that matters (default 5%):
 //! - *slower* / *faster*: called changed, by at least the threshold;
@@ -108,7 +111,11 @@ impl Verdict {
 pub enum Level {
     /// Per-run statistics: run-to-run noise counted.
     Runs,
-    /// The samples of one run a side: run-to-run noise unseen.
+    /// One run a side, its run-to-run spread borrowed from the metrics
+    /// of its program (or of the whole comparison) that have several.
+    Borrowed,
+    /// The samples of one run a side, where nothing has runs to borrow
+    /// from: run-to-run noise unseen.
     Samples,
 }
 
@@ -458,16 +465,29 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
             let shown = |ns: f64| unit.from_ns_per_iter(ns, p.bytes).unwrap_or(ns);
             let (old_v, new_v) = (shown(o_ns), shown(n_ns));
             let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
+            let mut level = p.raw.as_ref().map_or(Level::Runs, |r| r.level);
             let test = p.raw.as_ref().map(|r| {
-                let prior = match r.level {
-                    Level::Runs => priors.get(&program(&p.id)).copied().unwrap_or(global),
-                    Level::Samples => moderate::Prior {
-                        d0: 0.0,
-                        s0_sq: 0.0,
-                    },
+                let own = priors.get(&program(&p.id)).copied().unwrap_or(global);
+                let (s2, df, scale, d0) = match r.level {
+                    Level::Runs => {
+                        let (s2, df) = own.moderate(r.s2, r.d);
+                        (s2, df, r.scale, own.d0)
+                    }
+                    // One run a side: its program's run-to-run spread, when
+                    // some metrics have runs to show it, never less than
+                    // what the two runs' own samples show.
+                    _ => {
+                        let prior = if own.d0 > 0.0 { own } else { global };
+                        if prior.d0 > 0.0 {
+                            level = Level::Borrowed;
+                            let s2 = prior.s0_sq.max(r.s2 / 2.0);
+                            (s2, prior.d0, std::f64::consts::SQRT_2, prior.d0)
+                        } else {
+                            (r.s2, r.d, r.scale, 0.0)
+                        }
+                    }
                 };
-                let (s2, df) = prior.moderate(r.s2, r.d);
-                let se = (s2).sqrt() * r.scale;
+                let se = s2.sqrt() * scale;
                 let p_value = if se > 0.0 {
                     stats::t_two_sided_p(r.diff / se, df)
                 } else if r.diff == 0.0 {
@@ -484,11 +504,16 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                     p: p_value,
                     q: f64::NAN,
                     detect_pct: 100.0 * (detect.exp() - 1.0),
-                    runs_needed: match r.level {
-                        Level::Runs if detect > threshold => runs_needed(s2, prior.d0, threshold),
+                    runs_needed: match level {
+                        Level::Runs | Level::Borrowed if detect > threshold => {
+                            runs_needed(s2, d0, threshold)
+                        }
                         _ => None,
                     },
-                    borrowed_df: df - r.d,
+                    borrowed_df: match level {
+                        Level::Borrowed => df,
+                        _ => df - r.d,
+                    },
                 }
             });
             Row {
@@ -502,7 +527,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                 m: p.sides.m,
                 runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
                 busy_runs: p.sides.busy_runs,
-                level: p.raw.as_ref().map_or(Level::Runs, |r| r.level),
+                level,
                 test,
                 modes: p.sides.modes,
                 verdict: if p.busy.iter().any(Option::is_some) {

@@ -343,3 +343,46 @@ fn single_runs_are_tested_on_their_samples_and_say_so() {
     assert_eq!(r.runs, [1, 1]);
     assert_eq!(r.verdict, Verdict::Slower);
 }
+
+#[test]
+fn single_runs_borrow_their_programs_spread() {
+    // Half of one program's metrics measured once a side, the rest five
+    // times (a budget's later rounds re-measure only some): the single
+    // runs borrow the program's run-to-run spread, so A/A trials seldom
+    // call them and a 30% shift is still found.
+    let all = metrics_of("bw_mem", 16);
+    let design = |i: usize| Design {
+        runs: if i % 2 == 0 { 5 } else { 1 },
+        between: 0.02,
+        ..QUICK
+    };
+    let metrics: Vec<(&'static Metric, Design)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (*m, design(i)))
+        .collect();
+    let single = |id: &str| metrics.iter().any(|(m, d)| m.id == id && d.runs == 1);
+    let mut rng = Rng(6);
+    let (mut false_calls, mut found, mut singles) = (0, 0, 0);
+    for _ in 0..200 {
+        let c = trial(&mut rng, &metrics, 1.0, 5.0);
+        for r in c.rows.iter().filter(|r| single(&r.id)) {
+            assert_eq!(r.level, super::Level::Borrowed, "{}", r.id);
+            singles += 1;
+            false_calls += usize::from(r.verdict.called());
+        }
+        let c = trial(&mut rng, &metrics, 1.3, 5.0);
+        found += c
+            .rows
+            .iter()
+            .filter(|r| single(&r.id) && r.verdict == Verdict::Slower)
+            .count();
+    }
+    let (fa, power) = (
+        false_calls as f64 / singles as f64,
+        found as f64 / singles as f64,
+    );
+    eprintln!("single runs, borrowed spread: A/A calls {fa:.3}, a 30% shift found {power:.2}");
+    assert!(fa <= 0.02, "A/A calls {fa}");
+    assert!(power >= 0.8, "power {power}");
+}
