@@ -352,7 +352,7 @@ fn single_runs_borrow_their_programs_spread() {
     // call them and a 30% shift is still found.
     let all = metrics_of("bw_mem", 16);
     let design = |i: usize| Design {
-        runs: if i % 2 == 0 { 5 } else { 1 },
+        runs: if i.is_multiple_of(2) { 5 } else { 1 },
         between: 0.02,
         ..QUICK
     };
