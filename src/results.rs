@@ -91,7 +91,12 @@ impl MetricStats {
     /// run for an unpooled metric, or when the sizes do not add up.
     pub fn reps(&self) -> Vec<Vec<f64>> {
         let x = self.per_iter_ns();
-        if self.rep_sizes.len() < 2 || self.rep_sizes.iter().sum::<usize>() != x.len() {
+        // Sizes come from a file: a sum that overflows does not add up.
+        let total = self
+            .rep_sizes
+            .iter()
+            .try_fold(0usize, |sum, &n| sum.checked_add(n));
+        if self.rep_sizes.len() < 2 || total != Some(x.len()) {
             return vec![x];
         }
         let mut start = 0;
