@@ -218,7 +218,7 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 );
                 break;
             }
-            let round = rounds::fit_round(&undecided, &costs, left);
+            let round = rounds::fit_round(&undecided, &costs, rounds::round_time(left));
             if round.is_empty() {
                 eprintln!(
                     "budget spent ({:.0} s): {} metrics still undecided",

@@ -164,6 +164,14 @@ impl Costs {
     }
 }
 
+/// How long one further round may take when `left` remains: a third of
+/// it, so the time left is spent over several rounds (each re-measuring
+/// the most uncertain metrics so far) rather than on one round of all,
+/// and never less than a minute or more than what is left.
+pub fn round_time(left: Duration) -> Duration {
+    (left / 3).max(Duration::from_secs(60)).min(left)
+}
+
 /// The candidates a round can hold in `left`, in their order of doubt,
 /// grouped by program: each program's ids, programs in the order of
 /// their most uncertain metric.
@@ -257,6 +265,19 @@ mod tests {
             .collect();
         let first: Vec<&str> = order.iter().map(|s| s.program.name).collect();
         assert_ne!(first, other);
+    }
+
+    #[test]
+    fn a_round_takes_a_third_of_the_time_left() {
+        assert_eq!(
+            round_time(Duration::from_secs(600)),
+            Duration::from_secs(200)
+        );
+        assert_eq!(
+            round_time(Duration::from_secs(120)),
+            Duration::from_secs(60)
+        );
+        assert_eq!(round_time(Duration::from_secs(30)), Duration::from_secs(30));
     }
 
     #[test]
