@@ -329,7 +329,41 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         ));
         notes.push(format!("Guesses: {}", guesses(run, &ends).join("; ")));
     }
+    let values = [0, 1, 2].map(|i| level_value(run, i));
+    notes.extend(not_faster_than_memory(&points, values, main_mem(run)));
     notes
+}
+
+/// A note for each cache level whose figure is not below the memory's: at
+/// that size the machine did not keep the working set in the level the
+/// OS reports (on a guest, the host's other tenants share or evict the
+/// last-level cache, and 4 KiB pages under nested paging run out of TLB
+/// reach), so the figure is not that cache's latency. The figure stays,
+/// with the reason beside it.
+fn not_faster_than_memory(
+    points: &[Option<(u64, (u64, &'static str))>; 3],
+    values: [Option<f64>; 3],
+    memory: Option<f64>,
+) -> Vec<String> {
+    let Some(mem) = memory else {
+        return Vec::new();
+    };
+    points
+        .iter()
+        .zip(values)
+        .zip(LEVELS)
+        .filter_map(|((p, v), name)| {
+            let (size, (level, src)) = (*p)?;
+            let v = v?;
+            (v >= mem).then(|| {
+                format!(
+                    "{name} $: {v:.1} ns at {} is not below Main mem's {mem:.1} ns: at this size the {src} {name} ({}) did not hold the working set (shared with or evicted by other tenants, or past the TLB's reach); it is not the cache's latency (see `lmbench plot`).",
+                    human_size(size),
+                    human_size(level)
+                )
+            })
+        })
+        .collect()
 }
 
 /// Lines printed under the "random in level" table: the sizes used.
@@ -346,14 +380,21 @@ pub fn rand_notes(run: &dyn Lookup) -> Vec<String> {
             None => format!("{name} $ -"),
         })
         .collect();
-    vec![
+    let mut notes = vec![
         format!(
             "Points (random lines within random pages, middle of each level): {}; Main mem and TLB/page walk at {}.",
             used.join(", "),
             run_top(run).map_or("-".into(), human_size)
         ),
         "TLB/page walk: one load per 4 KB page, pages in random order (1/64 of the lines: mostly cached data, a TLB miss per load).".into(),
-    ]
+    ];
+    let values = [0, 1, 2].map(|i| in_level_value(run, i));
+    notes.extend(not_faster_than_memory(
+        &level_points_of(run, INPAGE_FN),
+        values,
+        in_page_mem(run),
+    ));
+    notes
 }
 
 fn guesses(run: &dyn Lookup, ends: &[(u64, u64)]) -> Vec<String> {
@@ -459,6 +500,32 @@ mod tests {
                 _ => None,
             }
         }
+    }
+
+    #[test]
+    fn a_level_not_below_memory_is_said_so() {
+        // The fake's 128M L3 point reads 90 ns, as memory does at 1 GiB.
+        let run = Fake {
+            l3: true,
+            top: Fake::OLD_TOP,
+        };
+        let n = mem_notes(&run);
+        let l3: Vec<&String> = n.iter().filter(|l| l.starts_with("L3 $: ")).collect();
+        assert_eq!(l3.len(), 1, "{n:?}");
+        assert!(
+            l3[0].starts_with("L3 $: 90.0 ns at 128M is not below Main mem's 90.0 ns"),
+            "{}",
+            l3[0]
+        );
+        // L1 and L2 are below memory: no note.
+        assert!(!n
+            .iter()
+            .any(|l| l.starts_with("L1 $: ") || l.starts_with("L2 $: ")));
+        assert_eq!(
+            not_faster_than_memory(&level_points(&run), [Some(1.0); 3], Some(90.0)),
+            Vec::<String>::new()
+        );
+        assert!(rand_notes(&run).iter().any(|l| l.starts_with("L3 $: ")));
     }
 
     #[test]
