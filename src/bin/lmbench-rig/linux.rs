@@ -41,11 +41,13 @@ enum Change {
         #[arg(last = true, required = true)]
         cmd: Vec<String>,
     },
-    /// Size a change with a bare loop, alternated with and without it.
+    /// Size a change with a bare loop, alternated with and without it
+    /// (`size thp MODE`: MODE against the current mode).
     Size {
-        #[arg(value_parser = ["seccomp", "nft"])]
+        #[arg(value_parser = ["seccomp", "nft", "thp"])]
         what: String,
-        n: usize,
+        /// Instructions (seccomp), rules (nft) or the THP mode (thp).
+        n: String,
     },
 }
 
@@ -56,8 +58,12 @@ pub fn main() -> ExitCode {
         Change::Nft { n, cmd } => nft_run(n, &cmd),
         Change::Thp { mode, cmd } => thp_run(&mode, &cmd),
         Change::Size { what, n } => match what.as_str() {
-            "seccomp" => size_seccomp(n),
-            _ => size_nft(n),
+            "thp" => size_thp(&n),
+            _ => match n.parse::<usize>() {
+                Ok(n) if what == "seccomp" => size_seccomp(n),
+                Ok(n) => size_nft(n),
+                Err(_) => Err(anyhow::anyhow!("size {what}: N must be a count, not {n:?}")),
+            },
         },
     };
     match result {
@@ -351,7 +357,7 @@ fn size_seccomp(n: usize) -> Result<u8> {
         off.push(getppid_in_child(None)?);
         on.push(getppid_in_child(Some(n))?);
     }
-    report("seccomp", n, "getppid", &off, &on);
+    report(&format!("seccomp {n}"), "getppid", &off, &on);
     Ok(0)
 }
 
@@ -402,11 +408,122 @@ fn size_nft(n: usize) -> Result<u8> {
         ns.rules(n)?;
         on.push(udp_in_ns(&ns)?);
     }
-    report("nft", n, "loopback UDP send+recv (one packet)", &off, &on);
+    report(
+        &format!("nft {n}"),
+        "loopback UDP send+recv (one packet)",
+        &off,
+        &on,
+    );
     Ok(0)
 }
 
-fn report(what: &str, n: usize, op: &str, off: &[f64], on: &[f64]) {
+/// The chase of the THP size: one load per 4 KiB page of 1 GiB of
+/// anonymous memory (no madvise), pages in a random order: a TLB miss
+/// and a page walk per load with 4 KiB pages, far fewer with 2 MiB ones.
+/// Run in a fresh child, so its memory is faulted under the mode set now.
+fn chase_in_child() -> Result<f64> {
+    const BYTES: usize = 1 << 30;
+    const PAGE: usize = 4096;
+    let mut fds = [0; 2];
+    // SAFETY: fds is a two-int array for pipe to fill.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("pipe");
+    }
+    // SAFETY: one thread here; the child computes, writes and _exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error()).context("fork");
+    }
+    if pid == 0 {
+        // SAFETY: an anonymous private mapping of our own; every address
+        // written below lies inside it.
+        let v = unsafe {
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                BYTES,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            ) as *mut u8;
+            if base as *mut libc::c_void == libc::MAP_FAILED {
+                -1.0
+            } else {
+                let pages = BYTES / PAGE;
+                let mut order: Vec<usize> = (0..pages).collect();
+                let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+                for i in (1..pages).rev() {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    order.swap(i, (seed % (i as u64 + 1)) as usize);
+                }
+                for w in 0..pages {
+                    let here = base.add(order[w] * PAGE) as *mut *const u8;
+                    *here = base.add(order[(w + 1) % pages] * PAGE);
+                }
+                let mut p = base as *const u8;
+                let mut chunks = Vec::new();
+                for _ in 0..7 {
+                    let t = Instant::now();
+                    for _ in 0..1_000_000 {
+                        p = *(p as *const *const u8);
+                    }
+                    chunks.push(t.elapsed().as_nanos() as f64 / 1e6);
+                }
+                std::hint::black_box(p);
+                median(chunks)
+            }
+        };
+        let bytes = v.to_ne_bytes();
+        // SAFETY: writing 8 bytes from a local array, then exiting.
+        unsafe {
+            libc::write(fds[1], bytes.as_ptr().cast(), 8);
+            libc::_exit(0);
+        }
+    }
+    let mut bytes = [0u8; 8];
+    // SAFETY: as in getppid_in_child.
+    let got = unsafe {
+        libc::close(fds[1]);
+        let got = libc::read(fds[0], bytes.as_mut_ptr().cast(), 8);
+        libc::close(fds[0]);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+        got
+    };
+    let v = f64::from_ne_bytes(bytes);
+    if got != 8 || v < 0.0 {
+        bail!("the chase could not map 1 GiB");
+    }
+    Ok(v)
+}
+
+fn size_thp(mode: &str) -> Result<u8> {
+    if !["always", "madvise", "never"].contains(&mode) {
+        bail!("size thp: MODE is always, madvise or never, not {mode:?}");
+    }
+    let old = std::fs::read_to_string(THP).with_context(|| format!("reading {THP}"))?;
+    let old = selected(&old)
+        .with_context(|| format!("{THP}: no selected mode"))?
+        .to_string();
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    let result = (|| -> Result<()> {
+        for _ in 0..3 {
+            std::fs::write(THP, &old)?;
+            off.push(chase_in_child()?);
+            std::fs::write(THP, mode)?;
+            on.push(chase_in_child()?);
+        }
+        Ok(())
+    })();
+    std::fs::write(THP, &old).with_context(|| format!("restoring {old} in {THP}"))?;
+    result?;
+    let op = format!("one load per 4 KiB page of 1 GiB, random (THP {old} -> {mode})");
+    report("thp", &op, &off, &on);
+    Ok(0)
+}
+
+fn report(what: &str, op: &str, off: &[f64], on: &[f64]) {
     let fmt = |v: &[f64]| {
         v.iter()
             .map(|x| format!("{x:.1}"))
@@ -415,7 +532,7 @@ fn report(what: &str, n: usize, op: &str, off: &[f64], on: &[f64]) {
     };
     let (a, b) = (median(off.to_vec()), median(on.to_vec()));
     println!(
-        "{what} {n}: {op}: {a:.1} ns without, {b:.1} ns with: +{:.1} ns (+{:.1}%) per operation \
+        "{what}: {op}: {a:.1} ns without, {b:.1} ns with: +{:.1} ns (+{:.1}%) per operation \
          (alternated rounds, ns: without {}; with {})",
         b - a,
         100.0 * (b / a - 1.0),

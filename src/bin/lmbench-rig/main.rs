@@ -17,9 +17,10 @@
 //!   when CMD ends, however it ends.
 //! - `thp MODE -- CMD...`: CMD runs with transparent huge pages `enabled`
 //!   set to MODE (always, madvise, never); the old mode is restored.
-//! - `size seccomp N`, `size nft N`: the change's cost alone, from a bare
-//!   loop alternated with and without it (A B A B A B): nanoseconds per
-//!   getppid, per loopback UDP round trip.
+//! - `size seccomp N`, `size nft N`, `size thp MODE`: the change's cost
+//!   alone, from a bare loop alternated with and without it (A B A B A
+//!   B): nanoseconds per getppid, per loopback UDP packet, per load of a
+//!   random one-per-page chase over 1 GiB of anonymous memory.
 //!
 //! Needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and, for `nft`, the
 //! `ip` and `nft` commands. Linux only.
