@@ -348,6 +348,9 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         "drift": c.drift,
         "machine_changed": c.drift.machine_changed(),
         "rows": c.rows,
+        // The metrics behind lmbench 3's own summary columns: the rows a
+        // script keeps to ask lmbench's question alone.
+        "lmbench_columns": lmbench_column_metrics(new),
     });
     Ok(serde_json::to_string_pretty(&v)? + "\n")
 }
