@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use lmbench_support::catalog::Program;
@@ -189,8 +189,8 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 (_, k) => eprintln!("[{}/{n}] {} ({k} metrics)", i + 1, p.name),
             }
             let started = Instant::now();
-            bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path)?;
-            costs.record(&plan::step_metrics(step), started.elapsed());
+            let timed = bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path)?;
+            costs.record(&plan::step_metrics(step), started.elapsed(), &timed);
             eprintln!(
                 "      {} done in {:.1}s (total {:.0}s)",
                 p.name,
@@ -242,14 +242,14 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 let f = rounds::exact(ids);
                 eprintln!("      {} ({} metrics)", p.name, ids.len());
                 let started = Instant::now();
-                bench_program(p, Some(&f), opts.quick, &mut log, &log_path)?;
+                let timed = bench_program(p, Some(&f), opts.quick, &mut log, &log_path)?;
                 let ms: Vec<&'static lmbench_support::catalog::Metric> = p
                     .metrics
                     .iter()
                     .copied()
                     .filter(|m| ids.iter().any(|i| i == m.id))
                     .collect();
-                costs.record(&ms, started.elapsed());
+                costs.record(&ms, started.elapsed(), &timed);
                 ids_all.extend(ids.iter().cloned());
             }
             let programs: Vec<&'static Program> = round.iter().map(|(p, _)| *p).collect();
@@ -342,7 +342,7 @@ fn bench_program(
     quick: bool,
     log: &mut std::fs::File,
     log_path: &std::path::Path,
-) -> Result<()> {
+) -> Result<Vec<(String, Duration)>> {
     // cargo dies with us (and the bench with cargo, see
     // harness::config), so a killed run leaves no bench behind.
     let mut cmd = Command::new(cargo());
@@ -359,6 +359,9 @@ fn bench_program(
     let stdout = child.stdout.take().expect("piped");
     // A long id is printed on a line of its own, "time:" on the next.
     let mut previous = String::new();
+    // Each result's time since the one before: what its metric cost.
+    let mut timed = Vec::new();
+    let mut last = Instant::now();
     for line in BufReader::new(stdout).lines() {
         let line = line?;
         writeln!(log, "{line}")?;
@@ -367,6 +370,8 @@ fn bench_program(
             let id = id.trim();
             let id = if id.is_empty() { previous.trim() } else { id };
             eprintln!("      {id:<36} {}", rest.trim());
+            timed.push((id.to_string(), last.elapsed()));
+            last = Instant::now();
         }
         // Reference figures a bench prints beside its own (bw_mem's
         // memcpy/memset ceilings), and the harness's note of a
@@ -384,7 +389,8 @@ fn bench_program(
             log_path.display()
         );
     }
-    crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)
+    crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)?;
+    Ok(timed)
 }
 
 /// How long `run` watches the machine before it starts, and between
