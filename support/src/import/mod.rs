@@ -64,6 +64,18 @@ pub struct Machine {
     pub date: Option<String>,
 }
 
+impl Machine {
+    /// lmbench prints the 2p/0K switch twice, first in the context
+    /// switching table and again in the communication latencies: a file
+    /// that gives it once (a results file, a 1.0 table) gives both cells.
+    pub(crate) fn repeat_2p_0k(&mut self) {
+        use crate::catalog::tables::{COMM_LAT, CTX};
+        if let Some(v) = self.cells.get(&CTX.cell_key(0)).copied() {
+            self.cells.entry(COMM_LAT.cell_key(0)).or_insert(v);
+        }
+    }
+}
+
 /// What a file gave: machines, and notes on what was left out.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Parsed {

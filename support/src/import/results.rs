@@ -245,9 +245,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         m.cells.insert(PROCESSES.cell_key(2), (r + w) / 2.0);
     }
     from_blocks(&blocks, &mut m, &mut warnings);
-    if let Some(v) = m.cells.get(&CTX.cell_key(0)).copied() {
-        m.cells.insert(COMM_LAT.cell_key(0), v);
-    }
+    m.repeat_2p_0k();
     m.os = match (sysname, release) {
         (Some(s), Some(r)) => format!("{s} {r}"),
         (Some(s), None) => s,

@@ -262,6 +262,9 @@ fn collect(tables: Vec<TableRows>, version: &str) -> Parsed {
     parsed
         .machines
         .retain(|m| !m.cells.is_empty() || !m.extra.is_empty());
+    for m in &mut parsed.machines {
+        m.repeat_2p_0k();
+    }
     parsed
 }
 
