@@ -163,6 +163,7 @@ mod tests {
                 metrics: 0,
                 called: 0,
                 median_pct: 0.0,
+                same_way: 0,
             },
             tested: verdicts.len(),
             threshold_pct: 5.0,

@@ -114,12 +114,14 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     let d = &c.drift;
     if d.machine_changed() {
         out.push_str(&format!(
-            "the machine itself changed: {} of {} CPU-only metrics ({}) moved, by {} \
-             at the median. They do not depend on the kernel: the host, the clock or a \
-             neighbour changed, and every verdict below includes that change.\n\n",
-            d.called,
+            "the machine itself changed: {} of {} CPU-only metrics ({}) moved the same way \
+             ({} called), by {} at the median. They do not depend on the kernel: the host, \
+             the clock or a neighbour changed, and every verdict below includes that \
+             change.\n\n",
+            d.same_way,
             d.metrics,
             verdict::SENTINELS.join(", "),
+            d.called,
             pct(d.median_pct)
         ));
     } else if d.metrics > 0 {
@@ -202,7 +204,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
          mode of a bimodal metric), each metric's run-to-run variance moderated by its \
          program's; {} tests, Benjamini-Hochberg at 5%: of the {called} calls, at most \
          {:.1} are expected to be chance (uncorrected, p < 0.05 would call {uncorrected}, \
-         {:.0} of them by chance alone). \"detect\": the change found with 80% power; \
+         where chance alone calls about {:.0}). \"detect\": the change found with 80% power; \
          \"unchanged\" means at most the threshold, {threshold}%.\n",
         c.tested,
         verdict::ALPHA * called as f64,
