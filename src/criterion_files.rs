@@ -261,7 +261,36 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
     stats.activity = read_activity(&home.join(id), &dir.join("estimates.json"))
         .into_iter()
         .collect();
+    if let Some(a) = stats.activity.first_mut() {
+        stats.clock_ns = sample_clocks(&stats.times_ns, &std::mem::take(&mut a.clock));
+    }
     Ok(Some(stats))
+}
+
+/// The clock probes of each sample (`[before, after]` ns a cycle), found
+/// among the harness's calls by the time the call returned, which
+/// Criterion stores unchanged as the sample's time; the measurement calls
+/// come last, so equal times are matched latest first. Empty when any
+/// sample has no call: probes the run cannot place are not guessed.
+pub fn sample_clocks(
+    times_ns: &[f64],
+    calls: &[lmbench_support::clock::CallClock],
+) -> Vec<[f64; 2]> {
+    let mut by_time: BTreeMap<u64, Vec<[f64; 2]>> = BTreeMap::new();
+    for [took, before, after] in calls {
+        by_time
+            .entry(took.to_bits())
+            .or_default()
+            .push([*before, *after]);
+    }
+    let mut out = vec![[0.0; 2]; times_ns.len()];
+    for (slot, t) in out.iter_mut().zip(times_ns).rev() {
+        match by_time.get_mut(&t.to_bits()).and_then(Vec::pop) {
+            Some(c) => *slot = c,
+            None => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// One benchmark's statistics from the texts of its `estimates.json`,
@@ -315,6 +344,7 @@ pub fn parse_benchmark(
         bytes_per_iter,
         rep_sizes: Vec::new(),
         activity: Vec::new(),
+        clock_ns: Vec::new(),
     })
 }
 
@@ -434,6 +464,24 @@ pub fn write_baseline(home: &Path, id: &str, name: &str, s: &MetricStats) -> Res
 mod tests {
     use super::*;
     use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn clock_probes_land_on_the_samples_they_surround() {
+        // Warm-up calls first, then the samples; two samples took the
+        // same time, and the later calls are theirs.
+        let calls = [
+            [50.0, 0.30, 0.30],
+            [700.0, 0.11, 0.11],
+            [100.0, 0.25, 0.25],
+            [200.0, 0.26, 0.27],
+            [100.0, 0.24, 0.24],
+        ];
+        let got = sample_clocks(&[100.0, 200.0, 100.0], &calls);
+        assert_eq!(got, vec![[0.25, 0.25], [0.26, 0.27], [0.24, 0.24]]);
+        // A sample no call returned: no probes at all, never a guess.
+        assert!(sample_clocks(&[100.0, 300.0], &calls).is_empty());
+        assert!(sample_clocks(&[100.0], &[]).is_empty());
+    }
 
     #[test]
     fn only_results_written_since_a_moment_are_this_runs() {

@@ -38,6 +38,11 @@ pub struct MetricStats {
     /// (a run saved before lmbench-rs recorded it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub activity: Vec<Activity>,
+    /// The core clock around each sample (ns a cycle, before and after;
+    /// zeros where unknown), as `lmbench_support::clock` probed it. Empty
+    /// for a run saved before the harness probed the clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_ns: Vec<[f64; 2]>,
 }
 
 impl MetricStats {
@@ -55,6 +60,7 @@ impl MetricStats {
             bytes_per_iter: None,
             rep_sizes: vec![],
             activity: vec![],
+            clock_ns: vec![],
         }
     }
 
@@ -110,6 +116,51 @@ impl MetricStats {
             .collect()
     }
 
+    /// The samples of each pooled run in cycles (ns per iteration over the
+    /// cycle time the clock probes found), keeping only samples run at one
+    /// steady clock (`lmbench_support::clock::steady_cycle_ns`). `None`
+    /// when the run has no probes for every sample.
+    pub fn reps_in_cycles(&self) -> Option<Vec<Vec<f64>>> {
+        if self.clock_ns.len() != self.times_ns.len() {
+            return None;
+        }
+        let x: Vec<Option<f64>> = self
+            .per_iter_ns()
+            .into_iter()
+            .zip(&self.clock_ns)
+            .zip(&self.times_ns)
+            .map(|((v, [b, a]), t)| {
+                lmbench_support::clock::steady_cycle_ns(*b, *a)
+                    .filter(|_| *t <= MAX_CYCLE_SAMPLE_NS)
+                    .map(|c| v / c)
+            })
+            .collect();
+        let sizes = if self.reps().len() > 1 {
+            self.rep_sizes.clone()
+        } else {
+            vec![x.len()]
+        };
+        let mut start = 0;
+        Some(
+            sizes
+                .iter()
+                .map(|&n| {
+                    let part = x[start..start + n].iter().flatten().copied().collect();
+                    start += n;
+                    part
+                })
+                .collect(),
+        )
+    }
+
+    /// The steady cycle times (ns) of every sample, for a run's clock.
+    pub fn steady_cycles_ns(&self) -> Vec<f64> {
+        self.clock_ns
+            .iter()
+            .filter_map(|[b, a]| lmbench_support::clock::steady_cycle_ns(*b, *a))
+            .collect()
+    }
+
     /// Pools the raw samples of several runs of one metric into one set of
     /// statistics computed from all samples (`--runs N`). The mean's 95%
     /// interval is Student's (mean ± t·s/√n), not Criterion's bootstrap.
@@ -123,8 +174,23 @@ impl MetricStats {
             bytes_per_iter: first.bytes_per_iter,
             rep_sizes: parts.iter().map(|p| p.iters.len()).collect(),
             activity: parts.iter().flat_map(|p| p.activity.clone()).collect(),
+            clock_ns: Vec::new(),
             ..first.clone()
         };
+        // Probes stay aligned with their samples: a part without them
+        // contributes zeros (unknown), and none at all keeps none.
+        if parts.iter().any(|p| !p.clock_ns.is_empty()) {
+            pooled.clock_ns = parts
+                .iter()
+                .flat_map(|p| {
+                    if p.clock_ns.len() == p.times_ns.len() {
+                        p.clock_ns.clone()
+                    } else {
+                        vec![[0.0; 2]; p.times_ns.len()]
+                    }
+                })
+                .collect();
+        }
         let x = pooled.per_iter_ns();
         let n = x.len() as f64;
         let mean = stats::mean(&x);
@@ -143,6 +209,11 @@ impl MetricStats {
         Some(pooled)
     }
 }
+
+/// The longest sample counted in cycles: the host changes the clock every
+/// few tens of milliseconds, so a longer sample ran at a mix of speeds
+/// that its two probes, taken at its ends, do not tell.
+pub const MAX_CYCLE_SAMPLE_NS: f64 = 100e6;
 
 /// Where a run comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,7 +342,35 @@ mod tests {
             bytes_per_iter: Some(8),
             rep_sizes: vec![],
             activity: vec![],
+            clock_ns: vec![],
         }
+    }
+
+    #[test]
+    fn cycles_keep_the_samples_run_at_one_clock_run_by_run() {
+        // Two runs of two samples, 10 ns an iteration at 0.25 ns a cycle
+        // (40 cycles), but the second run's second sample saw the clock
+        // change inside it; the other part has no probes.
+        let mut a = stats(&[1.0, 1.0], &[10.0, 10.0]);
+        a.clock_ns = vec![[0.25, 0.25], [0.25, 0.25]];
+        let mut b = stats(&[2.0, 1.0], &[22.0, 10.0]);
+        b.clock_ns = vec![[0.275, 0.275], [0.245, 0.272]];
+        let p = MetricStats::pool(&[a.clone(), b.clone()]).unwrap();
+        let c = p.reps_in_cycles().unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0], vec![40.0, 40.0]);
+        assert_eq!(c[1].len(), 1);
+        assert!((c[1][0] - 40.0).abs() < 1e-9);
+        assert_eq!(p.steady_cycles_ns().len(), 3);
+        let bare = stats(&[1.0], &[10.0]);
+        let mixed = MetricStats::pool(&[a, bare.clone()]).unwrap();
+        assert_eq!(mixed.clock_ns.len(), 3);
+        assert_eq!(mixed.reps_in_cycles().unwrap()[1], Vec::<f64>::new());
+        assert!(bare.reps_in_cycles().is_none());
+        // A sample longer than the clock holds still counts in time only.
+        let mut long = stats(&[1.0], &[1e9]);
+        long.clock_ns = vec![[0.25, 0.25]];
+        assert_eq!(long.reps_in_cycles().unwrap(), vec![Vec::<f64>::new()]);
     }
 
     #[test]

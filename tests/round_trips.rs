@@ -46,6 +46,7 @@ fn stats() -> impl Strategy<Value = MetricStats> {
                 bytes_per_iter,
                 rep_sizes,
                 activity: Vec::new(),
+                clock_ns: Vec::new(),
             },
         )
 }

@@ -149,6 +149,8 @@ mod tests {
                     change_pct: change,
                     time_change_pct: change,
                     estimator: crate::verdict::estimate::Estimator::Fastest,
+                    per_cycle: false,
+                    in_time_change_pct: None,
                     m: 10,
                     runs: [3, 3],
                     busy_runs: [0, 0],
@@ -165,6 +167,7 @@ mod tests {
                 median_pct: 0.0,
                 same_way: 0,
             },
+            clock: None,
             tested: verdicts.len(),
             threshold_pct: 5.0,
         }

@@ -134,11 +134,22 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             pct(d.median_pct)
         ));
     }
+    if let Some(k) = &c.clock {
+        out.push_str(&format!(
+            "core clock, probed beside every sample: {:.0} MHz old, {:.0} MHz new at the \
+             median ({}). {} metrics the core's speed decides are compared per cycle \
+             (stat \"/c\"), their old and new figures at the old run's clock.\n\n",
+            k.mhz[0],
+            k.mhz[1],
+            pct(k.change_pct()),
+            k.per_cycle
+        ));
+    }
     let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
     let (judged, busy): (Vec<&Row>, Vec<&Row>) =
         c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
     out.push_str(&format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>8} {:>17} {:>6} {:>8} {:>5} {:>5}  verdict\n",
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8} {:>17} {:>6} {:>8} {:>5} {:>7}  verdict\n",
         "metric", "unit", "old", "new", "change", "95% interval", "q", "detect", "runs", "stat"
     ));
     for r in &judged {
@@ -165,7 +176,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             }
         }
         out.push_str(&format!(
-            "{} {:>17} {:>6} {:>8} {:>5} {:>5}  {verdict}\n",
+            "{} {:>17} {:>6} {:>8} {:>5} {:>7}  {verdict}\n",
             figures(r, idw),
             interval,
             q,
@@ -224,6 +235,13 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             "1+1*: {samples_only} metrics have a single run a side, tested on the samples of \
              those runs: run-to-run noise is unseen and calls overstate certainty; \
              `run --runs N` or `--budget` makes runs to test.\n"
+        ));
+    }
+    let per_cycle = judged.iter().filter(|r| r.per_cycle).count();
+    if per_cycle > 0 {
+        out.push_str(&format!(
+            "/c: {per_cycle} metrics compared per cycle of the core clock, on the median of \
+             the samples run at one steady clock; see \"core clock\" above.\n"
         ));
     }
     if let Some(line) = noise_line(old, new, &judged) {
@@ -348,6 +366,7 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         "alpha": verdict::ALPHA,
         "tested": c.tested,
         "drift": c.drift,
+        "clock": c.clock,
         "machine_changed": c.drift.machine_changed(),
         "rows": c.rows,
         // The metrics behind lmbench 3's own summary columns: the rows a

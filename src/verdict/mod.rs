@@ -153,6 +153,13 @@ pub struct Row {
     /// The change of the time per operation, percent: + is slower.
     pub time_change_pct: f64,
     pub estimator: Estimator,
+    /// Compared per cycle of the core clock (`lmbench_support::clock`):
+    /// `old` and `new` are then times at the old run's clock.
+    pub per_cycle: bool,
+    /// For a metric compared per cycle, the change of its time as measured
+    /// (clock swings included), percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_time_change_pct: Option<f64>,
     /// The sample count of the fastest-of statistic.
     pub m: usize,
     /// Runs compared: old, new.
@@ -170,12 +177,18 @@ pub struct Row {
 
 impl Row {
     /// The statistic compared, in a few characters: "min10" (fastest of
-    /// 10 samples a run), "med", "mode" (median inside the main mode).
+    /// 10 samples a run), "med", "mode" (median inside the main mode),
+    /// each with "/c" when compared per cycle.
     pub fn stat_label(&self) -> String {
-        match (&self.modes, self.estimator) {
+        let stat = match (&self.modes, self.estimator) {
             (Some(_), _) => "mode".to_string(),
             (None, Estimator::Median) => "med".to_string(),
             (None, Estimator::Fastest) => format!("min{}", self.m),
+        };
+        if self.per_cycle {
+            format!("{stat}/c")
+        } else {
+            stat
         }
     }
 
@@ -223,12 +236,44 @@ impl Drift {
     }
 }
 
+/// The core clock of the two runs, as the probes beside their samples
+/// read it (`lmbench_support::clock`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Clock {
+    /// The median clock over every steady sample, MHz: old, new.
+    pub mhz: [f64; 2],
+    /// Metrics compared per cycle.
+    pub per_cycle: usize,
+}
+
+impl Clock {
+    /// Both runs' clocks, if both were probed.
+    fn of(old: &Run, new: &Run) -> Option<[f64; 2]> {
+        let mhz = |r: &Run| {
+            let ns: Vec<f64> = r
+                .metrics
+                .values()
+                .flat_map(MetricStats::steady_cycles_ns)
+                .collect();
+            (!ns.is_empty()).then(|| 1000.0 / stats::median(&ns))
+        };
+        Some([mhz(old)?, mhz(new)?])
+    }
+
+    /// The change of the clock's speed, percent.
+    pub fn change_pct(&self) -> f64 {
+        100.0 * (self.mhz[1] / self.mhz[0] - 1.0)
+    }
+}
+
 /// A whole comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     /// Significant changes first, the largest on top; then the rest.
     pub rows: Vec<Row>,
     pub drift: Drift,
+    /// The two runs' core clocks, where both were probed.
+    pub clock: Option<Clock>,
     /// Metrics tested (the multiplicity the q-values answer for).
     pub tested: usize,
     pub threshold_pct: f64,
@@ -244,6 +289,8 @@ impl Comparison {
 struct Sides {
     old: Vec<f64>,
     new: Vec<f64>,
+    /// Compared per cycle of the core clock.
+    per_cycle: bool,
     estimator: Estimator,
     m: usize,
     modes: Option<Modes>,
@@ -260,8 +307,11 @@ struct Sides {
 /// its samples when there is one per run; a metric whose records cannot
 /// be matched (saved before they were kept per run) is busy or not as a
 /// whole.
-fn idle_reps(s: &MetricStats, busy_cpus: f64) -> (Vec<Vec<f64>>, usize, Option<Activity>) {
-    let reps = s.reps();
+fn idle_reps(
+    s: &MetricStats,
+    reps: Vec<Vec<f64>>,
+    busy_cpus: f64,
+) -> (Vec<Vec<f64>>, usize, Option<Activity>) {
     if s.activity.len() == reps.len() && reps.len() > 1 {
         let (idle, busy): (Vec<_>, Vec<_>) = reps
             .into_iter()
@@ -283,16 +333,57 @@ fn idle_reps(s: &MetricStats, busy_cpus: f64) -> (Vec<Vec<f64>>, usize, Option<A
     }
 }
 
-/// The per-run statistics (ns) of both sides, busy runs left out.
-fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64) -> Sides {
-    let (ro, bo, wo) = idle_reps(o, busy_cpus);
-    let (rn, bn, wn) = idle_reps(n, busy_cpus);
+/// The least steady samples every run of both sides needs for a metric to
+/// be compared per cycle; with fewer it is compared in time.
+pub const MIN_STEADY: usize = 2;
+
+/// Both sides' samples of a per-cycle metric in cycles, scaled to ns at
+/// the old side's median clock for this metric (so they read as times),
+/// when every run of both has [`MIN_STEADY`] samples at a steady clock.
+fn reps_per_cycle(o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2]> {
+    let (co, cn) = (o.reps_in_cycles()?, n.reps_in_cycles()?);
+    if co.iter().chain(&cn).any(|r| r.len() < MIN_STEADY) {
+        return None;
+    }
+    let at = stats::median(&o.steady_cycles_ns());
+    let scale = |reps: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
+        reps.into_iter()
+            .map(|r| r.into_iter().map(|c| c * at).collect())
+            .collect()
+    };
+    Some([scale(co), scale(cn)])
+}
+
+/// Samples (ns per iteration) run by run.
+type Reps = Vec<Vec<f64>>;
+
+/// The per-run statistics (ns) of both sides, busy runs left out; per
+/// cycle where the metric and both runs allow (`cycles`).
+fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: bool) -> Sides {
+    let per_cycle = cycles
+        .then(|| {
+            estimate::per_cycle(id)
+                .then(|| reps_per_cycle(o, n))
+                .flatten()
+        })
+        .flatten();
+    let per_cycle_used = per_cycle.is_some();
+    let [reps_o, reps_n] = per_cycle.unwrap_or_else(|| [o.reps(), n.reps()]);
+    let (ro, bo, wo) = idle_reps(o, reps_o, busy_cpus);
+    let (rn, bn, wn) = idle_reps(n, reps_n, busy_cpus);
     let all = |r: &[Vec<f64>]| -> Vec<f64> { r.iter().flatten().copied().collect() };
     // Like with like only where both sides hold both modes: modes that
     // split the sides apart are the change itself, not a lottery.
     let modes = estimate::modes(&all(&ro), &all(&rn))
         .filter(|m| m.fast_share.iter().all(|s| (0.1..=0.9).contains(s)));
-    let estimator = Estimator::for_metric(id);
+    // Per cycle, the median: the clock's swings, which the fastest sample
+    // dodged, are gone, and the fastest would pick the sample whose probes
+    // misjudged its clock most in its favour.
+    let estimator = if per_cycle_used {
+        Estimator::Median
+    } else {
+        Estimator::for_metric(id)
+    };
     let m = ro
         .iter()
         .chain(&rn)
@@ -318,6 +409,7 @@ fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64) -> Sides {
     Sides {
         old: per_run(&ro),
         new: per_run(&rn),
+        per_cycle: per_cycle_used,
         estimator,
         m,
         modes,
@@ -411,6 +503,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         raw: Option<Raw>,
         busy: [Option<Activity>; 2],
         bytes: Option<f64>,
+        in_time: Option<f64>,
     }
     let mut pending = Vec::new();
     for (id, o) in &old.metrics {
@@ -420,8 +513,15 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         if opts.filter.is_some_and(|re| !re.is_match(id)) {
             continue;
         }
-        let s = sides(id, o, n, opts.busy_cpus);
+        let s = sides(id, o, n, opts.busy_cpus, true);
         let raw = raw_test(&s);
+        // The change in time too, for the machine's own drift.
+        let in_time = if s.per_cycle {
+            let t = sides(id, o, n, opts.busy_cpus, false);
+            Some(gmean_change_pct(&t.old, &t.new))
+        } else {
+            None
+        };
         pending.push(Pending {
             id: id.clone(),
             metric: Metric::by_id(id),
@@ -429,6 +529,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
             sides: s,
             raw,
             bytes: o.bytes_per_iter.or(n.bytes_per_iter).map(|b| b as f64),
+            in_time,
         });
     }
     // Priors per program, from the run-level tests of idle metrics.
@@ -538,6 +639,8 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                 change_pct: pct(old_v, new_v),
                 time_change_pct: pct(o_ns, n_ns),
                 estimator: p.sides.estimator,
+                per_cycle: p.sides.per_cycle,
+                in_time_change_pct: p.in_time,
                 m: p.sides.m,
                 runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
                 busy_runs: p.sides.busy_runs,
@@ -593,12 +696,26 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
             .then(b.time_change_pct.abs().total_cmp(&a.time_change_pct.abs()))
             .then(a.id.cmp(&b.id))
     });
+    let clock = Clock::of(old, new).map(|mhz| Clock {
+        mhz,
+        per_cycle: rows.iter().filter(|r| r.per_cycle).count(),
+    });
     Comparison {
         rows,
         drift,
+        clock,
         tested: judged.len(),
         threshold_pct: opts.threshold_pct,
     }
+}
+
+/// The change of the geometric mean of per-run statistics, percent.
+fn gmean_change_pct(old: &[f64], new: &[f64]) -> f64 {
+    if old.is_empty() || new.is_empty() {
+        return f64::NAN;
+    }
+    let lm = |x: &[f64]| x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64;
+    100.0 * ((lm(new) - lm(old)).exp() - 1.0)
 }
 
 /// How the CPU-only metrics moved.
@@ -608,7 +725,10 @@ fn drift(rows: &[Row]) -> Drift {
         .filter(|r| SENTINELS.iter().any(|p| r.id.split('/').next() == Some(p)))
         .filter(|r| r.verdict != Verdict::Busy && r.test.is_some())
         .collect();
-    let changes: Vec<f64> = sentinel.iter().map(|r| r.time_change_pct).collect();
+    let changes: Vec<f64> = sentinel
+        .iter()
+        .map(|r| r.in_time_change_pct.unwrap_or(r.time_change_pct))
+        .collect();
     let median_pct = if changes.is_empty() {
         0.0
     } else {

@@ -94,6 +94,7 @@ fn samples(rng: &mut Rng, d: Design, ns: f64) -> MetricStats {
             vec![]
         },
         activity: vec![],
+        clock_ns: vec![],
     }
 }
 
@@ -385,4 +386,104 @@ fn single_runs_borrow_their_programs_spread() {
     eprintln!("single runs, borrowed spread: A/A calls {fa:.3}, a 30% shift found {power:.2}");
     assert!(fa <= 0.02, "A/A calls {fa}");
     assert!(power >= 0.8, "power {power}");
+}
+
+/// The core clock's range on a Xeon guest, ns a cycle: the host moves a
+/// vCPU between turbo bins in it every few tens of milliseconds.
+const CLOCK_RANGE: (f64, f64) = (0.245, 0.272);
+
+/// Gives every sample of `s` a clock drawn from `CLOCK_RANGE` (times
+/// `slow`) and the time that clock makes of it: the samples' time in
+/// cycles is what `samples` drew, at 0.25 ns a cycle.
+fn on_swinging_clock(rng: &mut Rng, s: &mut MetricStats, slow: f64) {
+    let (lo, hi) = CLOCK_RANGE;
+    s.clock_ns = s
+        .times_ns
+        .iter_mut()
+        .map(|t| {
+            let c = (lo + (hi - lo) * rng.uniform()) * slow;
+            *t *= c / 0.25;
+            [c, c]
+        })
+        .collect();
+}
+
+#[test]
+fn a_swinging_clock_is_compared_per_cycle() {
+    // System-call-like metrics, steady in cycles (0.5% run to run), on a
+    // clock that swings 11% sample to sample and, on the new side, runs
+    // 6% slower throughout: compared in time, the clock is a slowdown;
+    // per cycle, nothing changed, and a real 5% is found.
+    let metrics: Vec<(&'static Metric, Design)> = metrics_of("lat_ops", 12)
+        .into_iter()
+        .map(|m| {
+            (
+                m,
+                Design {
+                    runs: 3,
+                    between: 0.005,
+                    within: 0.01,
+                    ..QUICK
+                },
+            )
+        })
+        .collect();
+    let mut rng = Rng(11);
+    let (mut aa_calls, mut found, mut in_time_calls, mut rows) = (0, 0, 0, 0);
+    for _ in 0..50 {
+        let old = side(&mut rng, &metrics, |_| 1.0, |_, _, _| ());
+        let mut new = side(&mut rng, &metrics, |_| 1.0, |_, _, _| ());
+        let mut shifted = side(&mut rng, &metrics, |_| 1.05, |_, _, _| ());
+        let mut old = old;
+        for s in old.metrics.values_mut() {
+            on_swinging_clock(&mut rng, s, 1.0);
+        }
+        for run in [&mut new, &mut shifted] {
+            for s in run.metrics.values_mut() {
+                on_swinging_clock(&mut rng, s, 1.06);
+            }
+        }
+        let c = verdicts(&old, &new, 5.0);
+        assert!(c
+            .rows
+            .iter()
+            .all(|r| r.per_cycle && r.stat_label().ends_with("/c")));
+        let k = c.clock.as_ref().expect("both sides probed");
+        assert!(
+            (k.change_pct() + 100.0 * (1.0 - 1.0 / 1.06)).abs() < 2.0,
+            "{k:?}"
+        );
+        aa_calls += c.rows.iter().filter(|r| r.verdict.called()).count();
+        rows += c.rows.len();
+        found += verdicts(&old, &shifted, 5.0)
+            .rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Slower || r.verdict == Verdict::Small)
+            .count();
+        // The same runs without probes: the clock is all the test sees.
+        for s in new.metrics.values_mut() {
+            s.clock_ns.clear();
+        }
+        let mut bare = old.clone();
+        for s in bare.metrics.values_mut() {
+            s.clock_ns.clear();
+        }
+        in_time_calls += verdicts(&bare, &new, 5.0)
+            .rows
+            .iter()
+            .filter(|r| r.verdict.called())
+            .count();
+    }
+    let (fa, power, in_time) = (
+        aa_calls as f64 / rows as f64,
+        found as f64 / rows as f64,
+        in_time_calls as f64 / rows as f64,
+    );
+    eprintln!("swinging clock: per cycle A/A calls {fa:.3}, 5% found {power:.2}; in time A/A calls {in_time:.2}");
+    assert!(fa <= 0.05, "A/A calls {fa}");
+    assert!(power >= 0.8, "power {power}");
+    assert!(
+        in_time >= 0.5,
+        "in time the clock should read as a change: {in_time}"
+    );
 }

@@ -93,6 +93,11 @@ pub struct Activity {
     /// The other processes that used the most CPU, largest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top: Vec<Proc>,
+    /// The core clock around each timed call (`crate::clock`): what the
+    /// call returned and the cycle time before and after it. The reader
+    /// moves these onto the samples they belong to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock: Vec<crate::clock::CallClock>,
 }
 
 impl Activity {

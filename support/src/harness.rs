@@ -14,6 +14,7 @@ use criterion::{
 
 use crate::activity;
 use crate::catalog::{Metric, Program};
+use crate::clock;
 
 mod saved;
 
@@ -188,21 +189,26 @@ impl<'a> Group<'a> {
     /// Benchmarks `metric` with a body that runs `iters` operations and
     /// returns the time they took (setup and checks outside the timing).
     /// Around the calls (outside their timing) it records what else the
-    /// machine did, into `<criterion home>/<id>/lmbench-activity.json`.
+    /// machine did and the core clock (`crate::clock`), into
+    /// `<criterion home>/<id>/lmbench-activity.json`.
     pub fn bench(&mut self, metric: &'static Metric, body: impl FnMut(u64) -> Duration) {
         self.assert_registered(metric);
         let mut body = body;
         let mut window: Option<activity::Window> = None;
         let mut threads = ThreadCheck::from_env(metric);
         let mut saved = saved::Watch::start(&criterion_home(), metric);
+        let mut clocks: Vec<clock::CallClock> = Vec::new();
         let mut watched = |iters: u64| {
             let w = window.get_or_insert_with(activity::Window::start);
             threads.check();
             let call = w.call_start();
+            let before = clock::cycle_ns();
             let took = body(iters);
+            let after = clock::cycle_ns();
             w.call_end(call);
             threads.check();
             saved.returned(took);
+            clocks.push([took.as_nanos() as f64, before, after]);
             took
         };
         let (function, parameter) = metric.function_and_parameter();
@@ -218,7 +224,9 @@ impl<'a> Group<'a> {
         };
         if let Some(w) = window {
             if records_results() {
-                record_activity(metric, &w.finish());
+                let mut a = w.finish();
+                a.clock = clocks;
+                record_activity(metric, &a);
                 // A measurement Criterion discarded is a failure, never a
                 // metric silently missing from the run.
                 if let Some(why) = saved.lost() {

@@ -25,6 +25,7 @@ pub mod atomic_file;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
+pub mod clock;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
