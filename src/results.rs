@@ -96,7 +96,12 @@ impl MetricStats {
     /// The samples of each pooled run (ns per iteration), in order: one
     /// run for an unpooled metric, or when the sizes do not add up.
     pub fn reps(&self) -> Vec<Vec<f64>> {
-        let x = self.per_iter_ns();
+        self.split_by_run(self.per_iter_ns())
+    }
+
+    /// Per-sample values `x` cut into the pooled runs, in order: one run
+    /// for an unpooled metric, or when the sizes do not add up.
+    fn split_by_run<T: Clone>(&self, x: Vec<T>) -> Vec<Vec<T>> {
         // Sizes come from a file: a sum that overflows does not add up.
         let total = self
             .rep_sizes
@@ -135,20 +140,10 @@ impl MetricStats {
                     .map(|c| v / c)
             })
             .collect();
-        let sizes = if self.reps().len() > 1 {
-            self.rep_sizes.clone()
-        } else {
-            vec![x.len()]
-        };
-        let mut start = 0;
         Some(
-            sizes
-                .iter()
-                .map(|&n| {
-                    let part = x[start..start + n].iter().flatten().copied().collect();
-                    start += n;
-                    part
-                })
+            self.split_by_run(x)
+                .into_iter()
+                .map(|run| run.into_iter().flatten().collect())
                 .collect(),
         )
     }
