@@ -94,6 +94,12 @@ pub struct Candidate {
     pub tier: u8,
     /// Its detectable change now, percent.
     pub detect_pct: f64,
+    /// Runs a side that would bring its detectable change to the
+    /// threshold at its spread now (`None`: beyond reach, or unknown).
+    pub runs_needed: Option<usize>,
+    /// It has a single run so far: its verdict rests on borrowed spread
+    /// or on its samples, not on runs of its own.
+    pub single: bool,
 }
 
 /// The metrics behind the summary's columns in `run`: lmbench's own
@@ -114,8 +120,14 @@ pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
 }
 
 /// The undecided metrics: "cannot tell" (or busy) against `against`, or,
-/// without it, against the run itself. In order: lmbench's columns first,
-/// then the other columns, then the rest, the most uncertain first.
+/// without it, against the run itself; and every metric behind lmbench's
+/// own columns that has a single run, whatever its verdict (one run shows
+/// nothing of the run-to-run noise that dominates most metrics, and the
+/// spread it borrows comes from whichever metrics happened to get runs).
+/// In order: lmbench's columns first, then the other columns, then the
+/// rest; within each, single runs first, then the metrics the fewest
+/// further runs would settle (a metric that needs hundreds is measured
+/// last, not first), then the most uncertain.
 pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Candidate> {
     let columns = column_metrics(run);
     let opts = verdict::Options {
@@ -124,22 +136,40 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
         filter: None,
     };
     let c = verdict::compare(against.unwrap_or(run), run, &opts);
+    let runs_of = |id: &str| run.metrics.get(id).map_or(0, |s| s.reps().len());
     let mut out: Vec<Candidate> = c
         .rows
         .iter()
-        .filter(|r| matches!(r.verdict, Verdict::CannotTell | Verdict::Busy))
         .map(|r| Candidate {
             id: r.id.clone(),
             tier: columns.get(&r.id).copied().unwrap_or(2),
             detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
+            runs_needed: r.test.as_ref().and_then(|t| t.runs_needed),
+            single: runs_of(&r.id) < 2,
         })
+        .zip(&c.rows)
+        .filter(|(k, r)| {
+            matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) || (k.tier == 0 && k.single)
+        })
+        .map(|(k, _)| k)
         .collect();
+    order(&mut out);
+    out
+}
+
+/// Sorts candidates as [`undecided`] lists them.
+fn order(out: &mut [Candidate]) {
     out.sort_by(|a, b| {
         a.tier
             .cmp(&b.tier)
+            .then(b.single.cmp(&a.single))
+            .then(
+                a.runs_needed
+                    .unwrap_or(usize::MAX)
+                    .cmp(&b.runs_needed.unwrap_or(usize::MAX)),
+            )
             .then(b.detect_pct.total_cmp(&a.detect_pct))
     });
-    out
 }
 
 /// What one metric's measurement took, from the rounds so far: the time
@@ -315,6 +345,8 @@ mod tests {
             id: id.to_string(),
             tier: 0,
             detect_pct: d,
+            runs_needed: None,
+            single: false,
         };
         let cands = [
             c("lat_syscall/null", 20.0),
@@ -332,6 +364,53 @@ mod tests {
         assert_eq!(r[0].0.name, "lat_syscall");
         assert_eq!(r[0].1, ["lat_syscall/null", "lat_syscall/read"]);
         assert_eq!(exact(&r[0].1), "^(lat_syscall/null|lat_syscall/read)$");
+    }
+
+    #[test]
+    fn single_runs_of_lmbench_columns_come_first_then_the_nearest_to_settled() {
+        let c = |id: &str, tier: u8, single: bool, runs_needed: Option<usize>, d: f64| Candidate {
+            id: id.to_string(),
+            tier,
+            detect_pct: d,
+            runs_needed,
+            single,
+        };
+        let mut v = vec![
+            c("hopeless", 0, false, None, 900.0),
+            c("far", 0, false, Some(40), 30.0),
+            c("near", 0, false, Some(3), 7.0),
+            c("other column", 1, true, Some(2), 6.0),
+            c("once", 0, true, None, 4.0),
+        ];
+        order(&mut v);
+        let ids: Vec<&str> = v.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["once", "near", "far", "hopeless", "other column"]);
+    }
+
+    #[test]
+    fn a_single_run_behind_an_lmbench_column_is_measured_again_even_if_decided() {
+        use crate::results::MetricStats;
+        // One run of tight samples: against itself it is "unchanged" on
+        // its samples, but one run shows no run-to-run noise.
+        let mut s = MetricStats::single(100.0);
+        s.iters = vec![1.0; 10];
+        s.times_ns = (0..10).map(|i| 100.0 + 0.01 * f64::from(i)).collect();
+        let run_of = |s: MetricStats| Run {
+            machine: Default::default(),
+            metrics: [("lat_syscall/null".to_string(), s)].into(),
+            origin: crate::results::Origin::Live,
+            meta: crate::store::current_meta(1),
+            imported: None,
+        };
+        assert!(Metric::by_id("lat_syscall/null").is_some());
+        let run = run_of(s.clone());
+        let u = undecided(&run, None, 5.0);
+        assert_eq!(u.len(), 1);
+        assert!(u[0].single && u[0].tier == 0);
+        // With two runs of its own it is decided.
+        let two = MetricStats::pool(&[s.clone(), s]).unwrap();
+        let run = run_of(two);
+        assert!(undecided(&run, None, 5.0).is_empty());
     }
 
     #[test]
