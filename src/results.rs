@@ -123,9 +123,29 @@ impl MetricStats {
 
     /// The samples of each pooled run in cycles (ns per iteration over the
     /// cycle time the clock probes found), keeping only samples run at one
-    /// steady clock (`lmbench_support::clock::steady_cycle_ns`). `None`
-    /// when the run has no probes for every sample.
+    /// steady clock (`lmbench_support::clock::steady_cycle_ns`) and short
+    /// enough to ([`MAX_CYCLE_SAMPLE_NS`]). `None` when the run has no
+    /// probes for every sample.
     pub fn reps_in_cycles(&self) -> Option<Vec<Vec<f64>>> {
+        self.reps_over_clock(|b, a, t| {
+            lmbench_support::clock::steady_cycle_ns(b, a).filter(|_| t <= MAX_CYCLE_SAMPLE_NS)
+        })
+    }
+
+    /// As [`Self::reps_in_cycles`], but every probed sample, each over the
+    /// mean of its two probes (`lmbench_support::clock::probed_cycle_ns`):
+    /// for metrics whose samples are too long, or the clock too restless,
+    /// for steady ones.
+    pub fn reps_in_probed_cycles(&self) -> Option<Vec<Vec<f64>>> {
+        self.reps_over_clock(|b, a, _| lmbench_support::clock::probed_cycle_ns(b, a))
+    }
+
+    /// Each run's samples over the cycle time `cycle(before, after,
+    /// sample ns)` gives them, those it gives none left out.
+    fn reps_over_clock(
+        &self,
+        cycle: impl Fn(f64, f64, f64) -> Option<f64>,
+    ) -> Option<Vec<Vec<f64>>> {
         if self.clock_ns.len() != self.times_ns.len() {
             return None;
         }
@@ -134,11 +154,7 @@ impl MetricStats {
             .into_iter()
             .zip(&self.clock_ns)
             .zip(&self.times_ns)
-            .map(|((v, [b, a]), t)| {
-                lmbench_support::clock::steady_cycle_ns(*b, *a)
-                    .filter(|_| *t <= MAX_CYCLE_SAMPLE_NS)
-                    .map(|c| v / c)
-            })
+            .map(|((v, [b, a]), t)| cycle(*b, *a, *t).map(|c| v / c))
             .collect();
         Some(
             self.split_by_run(x)
@@ -153,6 +169,14 @@ impl MetricStats {
         self.clock_ns
             .iter()
             .filter_map(|[b, a]| lmbench_support::clock::steady_cycle_ns(*b, *a))
+            .collect()
+    }
+
+    /// The cycle times (ns) of every probed sample, steady or not.
+    pub fn probed_cycles_ns(&self) -> Vec<f64> {
+        self.clock_ns
+            .iter()
+            .filter_map(|[b, a]| lmbench_support::clock::probed_cycle_ns(*b, *a))
             .collect()
     }
 
@@ -366,6 +390,17 @@ mod tests {
         let mut long = stats(&[1.0], &[1e9]);
         long.clock_ns = vec![[0.25, 0.25]];
         assert_eq!(long.reps_in_cycles().unwrap(), vec![Vec::<f64>::new()]);
+    }
+
+    #[test]
+    fn probed_cycles_keep_every_probed_sample_over_its_probes_mean() {
+        // A 1-s sample whose clock moved inside it, and one without probes.
+        let mut long = stats(&[1.0, 1.0], &[1e9, 1e9]);
+        long.clock_ns = vec![[0.24, 0.26], [0.0, 0.0]];
+        assert_eq!(long.reps_in_cycles().unwrap(), vec![Vec::<f64>::new()]);
+        assert_eq!(long.reps_in_probed_cycles().unwrap(), vec![vec![4e9]]);
+        assert_eq!(long.probed_cycles_ns(), vec![0.25]);
+        assert!(long.steady_cycles_ns().is_empty());
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub struct Args {
     pub new: String,
     /// The change that matters, percent: calls of a smaller change are
     /// "small", and "unchanged" means a change this large would have been
-    /// seen.
+    /// seen and the interval lies within it.
     #[arg(long, default_value_t = 5.0, value_name = "PCT")]
     pub threshold: f64,
     /// Only metrics whose id matches this regular expression.
@@ -216,7 +216,8 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
          program's; {} tests, Benjamini-Hochberg at 5%: of the {called} calls, at most \
          {:.1} are expected to be chance (uncorrected, p < 0.05 would call {uncorrected}, \
          where chance alone calls about {:.0}). \"detect\": the change found with 80% power; \
-         \"unchanged\" means at most the threshold, {threshold}%.\n",
+         \"unchanged\": the interval within ±{threshold}%, and a change of {threshold}% would \
+         have been seen.\n",
         c.tested,
         verdict::ALPHA * called as f64,
         verdict::ALPHA * c.tested as f64,

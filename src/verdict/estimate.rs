@@ -64,6 +64,12 @@ const PLACEMENT: &[&str] = &[
     "bw_tcp/read/",
 ];
 
+/// True when metric `id`'s two ends run unpinned, where the scheduler
+/// puts them ([`PLACEMENT`]).
+pub fn placement(id: &str) -> bool {
+    PLACEMENT.iter().any(|p| id.starts_with(p))
+}
+
 /// Metric ids (prefixes) whose every sample is a difference taken in one
 /// timed call (a ring's trip minus its interleaved overhead, fault passes
 /// minus remap passes): the fastest such sample is the one whose
@@ -108,11 +114,7 @@ pub fn per_cycle(id: &str) -> bool {
 impl Estimator {
     /// The statistic metric `id` is compared on.
     pub fn for_metric(id: &str) -> Estimator {
-        if PLACEMENT
-            .iter()
-            .chain(PAIRED_DIFFERENCE)
-            .any(|p| id.starts_with(p))
-        {
+        if placement(id) || PAIRED_DIFFERENCE.iter().any(|p| id.starts_with(p)) {
             Estimator::Median
         } else {
             Estimator::Fastest

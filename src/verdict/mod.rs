@@ -24,9 +24,11 @@
 //! The verdicts, with `threshold` the change that matters (default 5%):
 //! - *slower* / *faster*: called changed, by at least the threshold;
 //! - *small*: called changed, by less than the threshold;
-//! - *unchanged*: not called, and a change of the threshold would have
-//!   been seen (the detectable change, at 95% confidence and 80% power,
-//!   is at most the threshold);
+//! - *unchanged*: not called, a change of the threshold would have been
+//!   seen (the detectable change, at 95% confidence and 80% power, is at
+//!   most the threshold), and the interval lies within the threshold
+//!   either way (a metric read +11% [+7.5%, +14.6%] whose q missed 5%
+//!   among hundreds of tests is not shown unchanged);
 //! - *cannot tell*: not called, but a change of the threshold could hide
 //!   in the noise; the row says how many runs a side would settle it;
 //! - *untested*: too few samples to test; *busy*: measured while other
@@ -338,20 +340,36 @@ fn idle_reps(
 pub const MIN_STEADY: usize = 2;
 
 /// Both sides' samples of a per-cycle metric in cycles, scaled to ns at
-/// the old side's median clock for this metric (so they read as times),
-/// when every run of both has [`MIN_STEADY`] samples at a steady clock.
-fn reps_per_cycle(o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2]> {
+/// the old side's median clock for this metric (so they read as times):
+/// the samples run at a steady clock when every run of both sides has
+/// [`MIN_STEADY`] of them; else, for a metric whose two ends do not run
+/// where the scheduler puts them, every probed sample over the mean of
+/// its probes, when every run has as many. Over three sittings of one
+/// build on a Xeon guest whose host moved the clock, process creation
+/// (150-ms samples, never steady) spread from run to run 8.4% (exec) and
+/// 8.6% (shell) at the median in time, 2.6% and 3.0% so. An unpinned
+/// round trip is left in time: the probes run on one end's CPU and the
+/// placement, not the clock, decides it (lat_unix 4.1% in time, 9.6% so).
+fn reps_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2]> {
+    let enough = |r: &[Vec<f64>]| r.iter().all(|r| r.len() >= MIN_STEADY);
+    let scaled = |co: Reps, cn: Reps, clocks: Vec<f64>| -> [Reps; 2] {
+        let at = stats::median(&clocks);
+        let scale = |reps: Reps| -> Reps {
+            reps.into_iter()
+                .map(|r| r.into_iter().map(|c| c * at).collect())
+                .collect()
+        };
+        [scale(co), scale(cn)]
+    };
     let (co, cn) = (o.reps_in_cycles()?, n.reps_in_cycles()?);
-    if co.iter().chain(&cn).any(|r| r.len() < MIN_STEADY) {
+    if enough(&co) && enough(&cn) {
+        return Some(scaled(co, cn, o.steady_cycles_ns()));
+    }
+    if estimate::placement(id) {
         return None;
     }
-    let at = stats::median(&o.steady_cycles_ns());
-    let scale = |reps: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
-        reps.into_iter()
-            .map(|r| r.into_iter().map(|c| c * at).collect())
-            .collect()
-    };
-    Some([scale(co), scale(cn)])
+    let (co, cn) = (o.reps_in_probed_cycles()?, n.reps_in_probed_cycles()?);
+    (enough(&co) && enough(&cn)).then(|| scaled(co, cn, o.probed_cycles_ns()))
 }
 
 /// Samples (ns per iteration) run by run.
@@ -363,7 +381,7 @@ fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: boo
     let per_cycle = cycles
         .then(|| {
             estimate::per_cycle(id)
-                .then(|| reps_per_cycle(o, n))
+                .then(|| reps_per_cycle(id, o, n))
                 .flatten()
         })
         .flatten();
@@ -678,7 +696,10 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
             } else {
                 Verdict::Faster
             }
-        } else if (1.0 + t.detect_pct / 100.0).ln() <= threshold {
+        } else if (1.0 + t.detect_pct / 100.0).ln() <= threshold
+            && t.interval.0.ln().abs() <= threshold
+            && t.interval.1.ln().abs() <= threshold
+        {
             Verdict::Unchanged
         } else {
             Verdict::CannotTell
@@ -747,7 +768,7 @@ fn drift(rows: &[Row]) -> Drift {
 
 #[cfg(test)]
 mod tests {
-    use super::Drift;
+    use super::{reps_per_cycle, Drift, MetricStats};
 
     fn drift(called: usize, same_way: usize, median_pct: f64) -> Drift {
         Drift {
@@ -756,6 +777,29 @@ mod tests {
             median_pct,
             same_way,
         }
+    }
+
+    #[test]
+    fn long_samples_go_per_cycle_over_their_probes_unless_placement_decides() {
+        // Two runs a side of three 150-ms samples, none at a steady clock.
+        let side = |cycle: f64| {
+            let run = || {
+                let mut s = MetricStats::single(0.0);
+                s.iters = vec![1.0; 3];
+                s.times_ns = vec![150e6 * cycle / 0.25; 3];
+                s.clock_ns = vec![[cycle * 0.98, cycle * 1.02]; 3];
+                s
+            };
+            MetricStats::pool(&[run(), run()]).unwrap()
+        };
+        let (o, n) = (side(0.25), side(0.275));
+        let [co, cn] = reps_per_cycle("lat_proc/exec", &o, &n).expect("probed");
+        assert!(co
+            .iter()
+            .chain(&cn)
+            .flatten()
+            .all(|v| (v - 150e6).abs() < 1.0));
+        assert!(reps_per_cycle("lat_pipe/pipe", &o, &n).is_none());
     }
 
     #[test]
