@@ -167,6 +167,12 @@ mod tests {
                 median_pct: 0.0,
                 same_way: 0,
             },
+            memory: Drift {
+                metrics: 0,
+                called: 0,
+                median_pct: 0.0,
+                same_way: 0,
+            },
             clock: None,
             tested: verdicts.len(),
             threshold_pct: 5.0,

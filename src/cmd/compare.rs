@@ -134,6 +134,28 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             pct(d.median_pct)
         ));
     }
+    let m = &c.memory;
+    if m.machine_changed() {
+        out.push_str(&format!(
+            "main memory changed: {} of {} main-memory metrics (buffers of 64M and more, \
+             par_mem) moved the same way ({} called), by {} in time at the median. A \
+             kernel's memory handling (THP, page sizes) moves them, and so does the host's \
+             memory under an unchanged kernel: where the kernel's did not change, their \
+             verdicts below include the host's change.\n\n",
+            m.same_way,
+            m.metrics,
+            m.called,
+            pct(m.median_pct)
+        ));
+    } else if m.metrics > 0 {
+        out.push_str(&format!(
+            "main-memory metrics (buffers of 64M and more, par_mem): {} of {} called \
+             changed, median {} in time.\n\n",
+            m.called,
+            m.metrics,
+            pct(m.median_pct)
+        ));
+    }
     if let Some(k) = &c.clock {
         out.push_str(&format!(
             "core clock, probed beside every sample: {:.0} MHz old, {:.0} MHz new at the \
@@ -369,6 +391,8 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         "drift": c.drift,
         "clock": c.clock,
         "machine_changed": c.drift.machine_changed(),
+        "memory_drift": c.memory,
+        "memory_changed": c.memory.machine_changed(),
         "rows": c.rows,
         // The metrics behind lmbench 3's own summary columns: the rows a
         // script keeps to ask lmbench's question alone.

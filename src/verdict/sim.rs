@@ -487,3 +487,31 @@ fn a_swinging_clock_is_compared_per_cycle() {
         "in time the clock should read as a change: {in_time}"
     );
 }
+
+#[test]
+fn a_host_whose_memory_slowed_is_reported_beside_the_verdicts() {
+    // Main-memory metrics spread 10% run to run, two runs a side: a 12%
+    // slowdown of all of them is called on few, but they move together.
+    let metrics: Vec<(&'static Metric, Design)> = all_metrics()
+        .filter(|m| super::main_memory(m.id))
+        .take(24)
+        .map(|m| {
+            (
+                m,
+                Design {
+                    runs: 2,
+                    between: 0.10,
+                    ..QUICK
+                },
+            )
+        })
+        .collect();
+    assert_eq!(metrics.len(), 24);
+    let mut rng = Rng(5);
+    let c = trial(&mut rng, &metrics, 1.12, 5.0);
+    assert!(c.memory.machine_changed(), "{:?}", c.memory);
+    assert!(c.memory.median_pct > 5.0, "{:?}", c.memory);
+    assert!(!c.drift.machine_changed());
+    let same = trial(&mut rng, &metrics, 1.0, 5.0);
+    assert!(!same.memory.machine_changed(), "{:?}", same.memory);
+}
