@@ -161,18 +161,8 @@ mod tests {
                     busy: [None, None],
                 })
                 .collect(),
-            drift: Drift {
-                metrics: 0,
-                called: 0,
-                median_pct: 0.0,
-                same_way: 0,
-            },
-            memory: Drift {
-                metrics: 0,
-                called: 0,
-                median_pct: 0.0,
-                same_way: 0,
-            },
+            drift: Drift::default(),
+            memory: Drift::default(),
             clock: None,
             tested: verdicts.len(),
             threshold_pct: 5.0,

@@ -57,6 +57,7 @@ use serde::Serialize;
 use crate::cells::busy_window;
 use crate::results::{MetricStats, Run};
 use crate::stats;
+pub use estimate::main_memory;
 use estimate::{Estimator, Modes};
 
 /// The false-call rate the calls are held to (Benjamini-Hochberg), and
@@ -208,8 +209,9 @@ impl Row {
     }
 }
 
-/// How the CPU-only metrics moved.
-#[derive(Debug, Clone, Serialize)]
+/// How a set of sentinel metrics moved (the CPU-only ones, or main
+/// memory's).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Drift {
     /// Sentinel metrics compared.
     pub metrics: usize,
@@ -238,28 +240,6 @@ impl Drift {
         let together = self.same_way * 4 >= self.metrics * 3 && self.median_pct.abs() >= DRIFT_PCT;
         self.metrics > 0 && (called || together)
     }
-}
-
-/// The smallest buffer [`main_memory`] counts: past every cache of the
-/// CPUs this suite targets.
-pub const MAIN_MEMORY: u64 = 64 * 1024 * 1024;
-
-/// True for a metric main memory decides: a latency chain, a bandwidth
-/// pass over a buffer of [`MAIN_MEMORY`] or more, and `par_mem`'s chains.
-/// On a Xeon guest two idle sittings of one build an hour apart read Mem
-/// read at 64 MB 49% lower and a 2 GB chain 12% slower in the second: the
-/// host's memory changes as its clock does, and a kernel's memory
-/// handling (THP, page sizes) moves them too, so `compare` reports their
-/// joint move beside the verdicts instead of deciding which it was.
-pub fn main_memory(id: &str) -> bool {
-    if id.starts_with("par_mem/") {
-        return true;
-    }
-    ["lat_mem_rd/", "bw_mem/", "bw_mmap_rd/", "bw_file_rd/"]
-        .iter()
-        .any(|p| id.starts_with(p))
-        && lmbench_support::size::parse(id.rsplit('/').next().unwrap_or(""))
-            .is_ok_and(|b| b >= MAIN_MEMORY)
 }
 
 /// The core clock of the two runs, as the probes beside their samples
@@ -770,7 +750,7 @@ fn gmean_change_pct(old: &[f64], new: &[f64]) -> f64 {
     100.0 * ((lm(new) - lm(old)).exp() - 1.0)
 }
 
-/// How the CPU-only metrics moved.
+/// How the metrics `is_sentinel` picks moved.
 fn drift(rows: &[Row], is_sentinel: impl Fn(&str) -> bool) -> Drift {
     let sentinel: Vec<&Row> = rows
         .iter()

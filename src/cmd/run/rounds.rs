@@ -140,18 +140,17 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
     let mut out: Vec<Candidate> = c
         .rows
         .iter()
-        .map(|r| Candidate {
-            id: r.id.clone(),
-            tier: columns.get(&r.id).copied().unwrap_or(2),
-            detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
-            runs_needed: r.test.as_ref().and_then(|t| t.runs_needed),
-            single: runs_of(&r.id) < 2,
+        .filter_map(|r| {
+            let k = Candidate {
+                id: r.id.clone(),
+                tier: columns.get(&r.id).copied().unwrap_or(2),
+                detect_pct: r.test.as_ref().map_or(f64::INFINITY, |t| t.detect_pct),
+                runs_needed: r.test.as_ref().and_then(|t| t.runs_needed),
+                single: runs_of(&r.id) < 2,
+            };
+            let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy);
+            (undecided || (k.tier == 0 && k.single)).then_some(k)
         })
-        .zip(&c.rows)
-        .filter(|(k, r)| {
-            matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) || (k.tier == 0 && k.single)
-        })
-        .map(|(k, _)| k)
         .collect();
     order(&mut out);
     out
