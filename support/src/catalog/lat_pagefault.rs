@@ -7,7 +7,7 @@ use super::{Metric, Program, Unit::Count, Unit::Micros};
 pub static PAGE: Metric = Metric::median(
     "lat_pagefault/page",
     Micros,
-    "per page of a cached 8 MB file (written in 8 KiB blocks): one byte read, pages in random order, from a fresh read-only mapping, plus the page's share of that mmap + munmap (fault-around on: amortised)",
+    "per page of a cached file of the memory bandwidth top size, lmbench's $FILE (written in 8 KiB blocks): one byte read, pages in random order, from a fresh read-only mapping, plus the page's share of that mmap + munmap (fault-around on: amortised)",
 );
 pub static PAGE_REMAP: Metric = Metric::median(
     "lat_pagefault/page_remap",

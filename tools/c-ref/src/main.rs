@@ -2,7 +2,7 @@
 //! lmbench's loops compiled by the system C compiler (lm_shapes.c), in one
 //! process over the same buffer, mapping or cached file, passes alternated
 //! (ABAB with the order swapped each round), so both see the same moments
-//! of the machine (issue 12).
+//! of the machine.
 //!
 //! Run: `cargo run --release --manifest-path tools/c-ref/Cargo.toml -- MODE SIZE [ROUNDS]`
 //! - `memrd`: `kernels::frd` (the Mem read column) against C frd over one
@@ -11,6 +11,8 @@
 //!   mapping of a cached scratch file;
 //! - `reread`: `bw::read_sum` (File reread: read(2) in 64 KB chunks) against
 //!   the same reads summed by C bread;
+//! - `memwr`: `kernels::fwr` (the Mem write column) against C fwr over one
+//!   page-aligned heap buffer;
 //! - `aa`, `aa-mmap`: C frd against itself over a heap buffer, and C bread
 //!   against itself over a mapping: the pairing's own noise here.
 //!
@@ -28,12 +30,12 @@ use lmbench_support::fs::ScratchFile;
 extern "C" {
     fn c_frd(p: *const i32, bytes: i64) -> i64;
     fn c_bread(p: *const i64, bytes: i64) -> i64;
+    fn c_fwr(p: *mut i32, bytes: i64);
 }
 
-// The stores are checked, not timed: only the tests call them.
+// The copy is checked, not timed: only the tests call it.
 #[cfg(test)]
 extern "C" {
-    fn c_fwr(p: *mut i32, bytes: i64);
     fn c_fcp(s: *const i32, d: *mut i32, bytes: i64);
 }
 
@@ -41,6 +43,15 @@ extern "C" {
 fn frd_c(words: &[u64]) -> u64 {
     // SAFETY: reads only inside the slice (whole blocks of its length).
     unsafe { c_frd(words.as_ptr().cast(), (words.len() * 8) as i64) as u64 }
+}
+
+/// C fwr over `buf` (whole 512-byte blocks); 0, so a write pass pairs as
+/// a sum does (its bytes are checked by the tests, not here).
+fn fwr_c(buf: &mut kernels::Buf) -> u64 {
+    let bytes = buf.len() as i64;
+    // SAFETY: writes only inside the buffer (whole blocks of its length).
+    unsafe { c_fwr(buf.as_u32_mut().as_mut_ptr().cast(), bytes) };
+    0
 }
 
 /// C bread over `words` (whole 1 KB blocks).
@@ -137,7 +148,7 @@ fn pair(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage =
-        "usage: c-ref memrd|mmap|reread|aa|aa-mmap SIZE [ROUNDS]   (SIZE like 128m, a multiple of 1k)";
+        "usage: c-ref memrd|memwr|mmap|reread|aa|aa-mmap SIZE [ROUNDS]   (SIZE like 128m, a multiple of 1k)";
     let (Some(mode), Some(size)) = (args.first(), args.get(1).and_then(|s| bw::parse_size(s)))
     else {
         eprintln!("{usage}");
@@ -176,6 +187,21 @@ fn main() {
                     || kernels::frd(words),
                 );
             }
+        }
+        "memwr" => {
+            // One buffer for both sides, behind a RefCell as each side
+            // borrows it mutably in its own closure.
+            let buf = std::cell::RefCell::new(kernels::Buf::new(size, 1).expect("c-ref: buffer"));
+            pair(
+                "Mem write (fwr)",
+                size,
+                rounds,
+                || fwr_c(&mut buf.borrow_mut()),
+                || {
+                    kernels::fwr(buf.borrow_mut().as_u32_mut());
+                    0
+                },
+            );
         }
         "mmap" | "aa-mmap" => {
             let scratch = Scratch::new(size);
