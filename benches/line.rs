@@ -8,7 +8,12 @@
 //! that forks a partner bound to another. While the partner adds 1 to the
 //! word D bytes after a page-aligned word, atomically and without pause,
 //! the peer times N atomic adds (`lock xadd` on x86-64) to the page-aligned
-//! word; one iteration is one add. An atomic add needs its line exclusive:
+//! word; one iteration is one add, timed in whole chunks of 2048 adds
+//! (a request for fewer answers at the chunks' rate: Criterion asks for
+//! one add per sample when the peer's wait for contention is long, and
+//! one add alone timed reads the clock, 40-60 ns on an AMD EPYC guest,
+//! which put "no contention" in 4 of 7 distances there). An atomic add
+//! needs its line exclusive:
 //! while both words share a line, each add takes the line from the other
 //! CPU; from D = the line size on, each CPU keeps its own line and the add
 //! costs what it costs alone. So the step is at the line, not at the pair

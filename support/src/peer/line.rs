@@ -229,22 +229,27 @@ mod linux {
     }
 
     impl Words<'_> {
-        /// Times `n` adds to the timed word in rounds that count (see the
-        /// module's comment). Fails (TimedOut) after `wait_ns` without a
-        /// round that counts, and unless each word moved by the adds made.
+        /// The nanoseconds of `n` adds to the timed word, at the rate of
+        /// the rounds that count (see the module's comment). The timed
+        /// chunk is always a whole [`CHUNK`]: a request for fewer adds
+        /// (Criterion asks for one per sample when a request's wait for
+        /// counting rounds is long) would otherwise time a handful, and
+        /// read the clock's own cost (40-60 ns on an AMD EPYC guest, as
+        /// dear as a contended add) instead of the add. Fails (TimedOut)
+        /// after `wait_ns` without a round that counts, and unless each
+        /// word moved by the adds made.
         fn time_contended(&self, n: u64, wait_ns: u64) -> io::Result<u64> {
             let start = [&self.timed, &self.near, &self.alone].map(|w| w.load(Relaxed));
             let mut made = [0u64; 3];
             let (mut counted, mut ns) = (0u64, 0u64);
             let mut deadline = sys::now_ns() + wait_ns;
             while counted < n {
-                let k = CHUNK.min(n - counted);
-                let timed = self.chunk(self.timed, k);
+                let timed = self.chunk(self.timed, CHUNK);
                 let near = self.chunk(self.near, CHUNK);
                 let alone = self.chunk(self.alone, CHUNK);
-                made = [made[0] + k, made[1] + CHUNK, made[2] + CHUNK];
+                made = made.map(|m| m + CHUNK);
                 if counts(&timed, &near, &alone) {
-                    counted += k;
+                    counted += CHUNK;
                     ns += timed.ns;
                     deadline = sys::now_ns() + wait_ns;
                 } else if sys::now_ns() > deadline {
@@ -274,7 +279,11 @@ mod linux {
                     )));
                 }
             }
-            Ok(ns)
+            // n adds at the counted rate (counted >= n > 0 here).
+            Ok(match counted {
+                0 => 0,
+                c => (u128::from(ns) * u128::from(n) / u128::from(c)) as u64,
+            })
         }
 
         /// `k` adds to `word`, timed, with the partner's adds meanwhile.
@@ -405,9 +414,51 @@ mod linux {
             assert!(counts(&c(CHUNK, 40 * CHUNK, 4 * CHUNK), &near, &alone));
         }
 
+        #[test]
+        fn a_request_for_one_add_times_whole_chunks() {
+            let lines = SharedLine::new();
+            let words = lines.words();
+            // Counted or not (the threads may not contend here), every
+            // timed chunk is a whole one: never a single add.
+            let _ = with_partner(&lines.shared.0[0], || words.time_contended(1, 200_000_000));
+            let adds = lines.timed.0[0].load(Relaxed);
+            assert!(
+                adds >= CHUNK && adds.is_multiple_of(CHUNK),
+                "{adds} adds timed"
+            );
+        }
+
         /// Words on lines of their own.
         #[repr(align(128))]
         struct Line([AtomicU64; 2]);
+
+        /// A request's words with the near word on the partner's line:
+        /// every near add contends.
+        struct SharedLine {
+            shared: Line,
+            timed: Line,
+            alone: Line,
+        }
+
+        impl SharedLine {
+            fn new() -> SharedLine {
+                let line = || Line([0, 0].map(AtomicU64::new));
+                SharedLine {
+                    shared: line(),
+                    timed: line(),
+                    alone: line(),
+                }
+            }
+
+            fn words(&self) -> Words<'_> {
+                Words {
+                    timed: &self.timed.0[0],
+                    near: &self.shared.0[1],
+                    alone: &self.alone.0[0],
+                    theirs: &self.shared.0[0],
+                }
+            }
+        }
 
         #[test]
         fn contended_rounds_count_and_every_add_is_checked() {
@@ -415,14 +466,9 @@ mod linux {
             // contends. Whether this machine runs the two threads on two
             // cores at once is not the test's to assert; when it does, the
             // figure comes with exact counts (else the reason).
-            let line = || Line([0, 0].map(AtomicU64::new));
-            let (shared, timed, alone) = (line(), line(), line());
-            let words = Words {
-                timed: &timed.0[0],
-                near: &shared.0[1],
-                alone: &alone.0[0],
-                theirs: &shared.0[0],
-            };
+            let lines = SharedLine::new();
+            let words = lines.words();
+            let (shared, timed) = (&lines.shared, &lines.timed);
             match with_partner(&shared.0[0], || {
                 words.time_contended(3 * CHUNK + 7, 2_000_000_000)
             }) {
