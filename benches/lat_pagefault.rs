@@ -15,8 +15,12 @@
 //! (32 MB L3) lmbench3's own lat_pagefault read 0.33-0.37 us per page on
 //! an 8 MB file and 0.56-0.66 us on 128 MB and 512 MB files, alternated
 //! in one minute. One Criterion iteration is one touched page. The pages
-//! are touched in passes; a pass is: mmap the file read-only (MAP_SHARED),
-//! read one byte of each of k pages in a random order fixed in setup, munmap.
+//! are touched in whole passes; a pass is: mmap the file read-only
+//! (MAP_SHARED), read one byte of each page in a random order fixed in
+//! setup, munmap. A sample times the whole passes that hold its touches
+//! and scales the time to them (a pass cut short touches a prefix of the
+//! order, whose pages find fewer neighbours mapped by fault-around: its
+//! cost per touch would follow the sample's size).
 //! A fresh mapping per pass is how the mappings are dropped (lmbench uses
 //! msync(MS_INVALIDATE), which on Linux no longer drops page-table
 //! entries). Every byte read is checked against the file's contents.
@@ -98,7 +102,7 @@ struct Pass<'a> {
     fd: i32,
     len: usize,
     page: usize,
-    /// Page indices to touch, in order; a pass touches a prefix.
+    /// Page indices to touch, in order: a pass touches them all.
     order: &'a [usize],
     random_advice: bool,
     /// The byte every page of the file holds.
@@ -106,10 +110,10 @@ struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    /// One pass over the first `k` pages of the order (none if `touch` is
-    /// false): mmap (+ madvise), touches, munmap.
+    /// One pass over every page of the order (none if `touch` is false):
+    /// mmap (+ madvise), touches, munmap.
     #[inline]
-    fn run(&self, k: usize, touch: bool) {
+    fn run(&self, touch: bool) {
         let m = self.metric;
         let p = match vm::map(self.len, libc::PROT_READ, libc::MAP_SHARED, self.fd) {
             Ok(p) => p,
@@ -121,7 +125,7 @@ impl Pass<'_> {
             }
         }
         if touch {
-            for &pg in &self.order[..k] {
+            for &pg in self.order {
                 // SAFETY: pg < len / page: inside the readable mapping.
                 let b = unsafe { p.add(pg * self.page).read_volatile() };
                 if b != self.expect {
@@ -138,28 +142,45 @@ impl Pass<'_> {
         }
     }
 
-    /// `iters` touches (or remap shares of touches) in passes of at most
-    /// `order.len()`, timed whole.
-    fn time(&self, iters: u64, touch: bool) -> Duration {
-        let per_pass = self.order.len() as u64;
+    /// Whole passes (mappings of the whole file, every page of the order
+    /// touched, or none) for at least `iters` touches: at least one.
+    fn passes_for(&self, iters: u64) -> u64 {
+        iters.div_ceil(self.order.len() as u64).max(1)
+    }
+
+    /// `passes` whole passes, timed together.
+    fn time_passes(&self, passes: u64, touch: bool) -> Duration {
         let start = Instant::now();
-        let mut left = iters;
-        while left > 0 {
-            let k = left.min(per_pass);
-            self.run(k as usize, touch);
-            left -= k;
+        for _ in 0..passes {
+            self.run(touch);
         }
         start.elapsed()
     }
 
-    /// `iters` touches and `iters` remap shares, returned as `iters` times
-    /// the net time per fault counted (see the module doc: per_fault).
+    /// `iters` touches (or remap shares of touches) at the rate of whole
+    /// passes: the passes that hold them are timed, and the time is
+    /// scaled to `iters`. A pass cut short would time a prefix of the
+    /// random order, whose touches find fewer neighbours already mapped
+    /// by fault-around than a whole pass's do, so the cost per touch
+    /// would depend on how many touches Criterion asks for (with a file
+    /// past the caches a pass is tens of thousands of pages, more than a
+    /// sample's share); lmbench, too, times whole passes.
+    fn time(&self, iters: u64, touch: bool) -> Duration {
+        let passes = self.passes_for(iters);
+        let took = self.time_passes(passes, touch);
+        took.mul_f64(iters as f64 / (passes * self.order.len() as u64) as f64)
+    }
+
+    /// Whole passes of touches and as many remap passes, returned as
+    /// `iters` times the net time per fault counted (see the module doc:
+    /// per_fault).
     fn per_fault(&self, iters: u64) -> Duration {
         let m = self.metric;
+        let passes = self.passes_for(iters);
         let before = check(m, "getrusage", vm::faults());
-        let touched = self.time(iters, true);
+        let touched = self.time_passes(passes, true);
         let faults = check(m, "getrusage", vm::faults()) - before;
-        let remapped = self.time(iters, false);
+        let remapped = self.time_passes(passes, false);
         if faults == 0 {
             failed(m, format_args!("{iters} touches took no fault"));
         }
@@ -182,7 +203,7 @@ impl Pass<'_> {
     /// the module doc: faults_per_page).
     fn faults_per_page(&self, iters: u64) -> Duration {
         let per_pass = self.order.len() as u64;
-        let passes = iters.div_ceil(per_pass);
+        let passes = self.passes_for(iters);
         let faults: u64 = (0..passes).map(|_| self.faults()).sum();
         if faults == 0 {
             failed(self.metric, "passes over fresh mappings took no fault");
@@ -194,7 +215,7 @@ impl Pass<'_> {
     /// Minor faults of one untimed full pass.
     fn faults(&self) -> u64 {
         let before = check(self.metric, "getrusage", vm::faults());
-        self.run(self.order.len(), true);
+        self.run(true);
         check(self.metric, "getrusage", vm::faults()) - before
     }
 }
