@@ -18,8 +18,10 @@
 //! the same guest, read 0.26-0.33 us on a 128 MB file written right
 //! before and 0.37-0.40 on one written two hours earlier, alternated
 //! (where the cache's pages lie costs the touches). lmbench's script
-//! writes its file just before it faults on it; so does this bench. One Criterion iteration is one touched page. The pages
-//! are touched in whole passes; a pass is: mmap the file read-only
+//! writes its file just before it faults on it; so does this bench.
+//!
+//! One Criterion iteration is one touched page. The pages are touched in
+//! whole passes; a pass is: mmap the file read-only
 //! (MAP_SHARED), read one byte of each page in a random order fixed in
 //! setup, munmap. A sample times the whole passes that hold its touches
 //! and scales the time to them (a pass cut short touches a prefix of the

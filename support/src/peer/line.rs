@@ -279,7 +279,7 @@ mod linux {
                     )));
                 }
             }
-            // n adds at the counted rate (counted >= n > 0 here).
+            // n adds at the counted chunks' rate (none counted: n was 0).
             Ok(match counted {
                 0 => 0,
                 c => (u128::from(ns) * u128::from(n) / u128::from(c)) as u64,
