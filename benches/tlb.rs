@@ -12,7 +12,9 @@
 //! The sweep measures the powers of two from 8 to 8192, then bisects the
 //! catalog's finer counts (8 steps per doubling: .., 64, 72, 80, .., 120,
 //! 128, ..) between the last flat power and the first slow one, so the
-//! figure has 1/8-octave resolution for 3 extra pairs. The summary's "tlb
+//! figure has 1/8-octave resolution for 3 extra pairs. A filter that
+//! selects no power of two gets the finer counts it names, measured as
+//! asked (a re-measurement of points an earlier sweep chose). The summary's "tlb
 //! pages" is the largest measured N at most 15 % slower than its line
 //! chain, every smaller measured N too. The buffer asks for base pages
 //! (MADV_NOHUGEPAGE) so transparent huge pages cannot hide the TLB.
@@ -109,12 +111,27 @@ fn tlb(c: &mut Criterion) {
     // The powers of two; remember the last flat one before the first slow.
     let mut bracket = None;
     let mut last_flat = None;
-    for &n in counts.iter().filter(|n| n.is_power_of_two()) {
+    let powers = || counts.iter().copied().filter(|n| n.is_power_of_two());
+    for n in powers() {
         match pair(&mut g, &mut buf, n, false, &selected) {
             Some(false) => last_flat = Some(n),
             Some(true) if bracket.is_none() => bracket = last_flat.map(|lo| (lo, n)),
             _ => {}
         }
+    }
+    // A filter that leaves out every power (`run --budget` re-measuring
+    // a point an earlier run bisected to) names the finer counts it wants:
+    // measure those as asked, there is no sweep to bisect.
+    let sweep_filtered = !powers()
+        .flat_map(|n| [PAGES, LINES].map(|f| cat::point(f, n)))
+        .flatten()
+        .any(|m| selected.wants(m.id));
+    if sweep_filtered {
+        for n in counts.iter().copied().filter(|n| !n.is_power_of_two()) {
+            pair(&mut g, &mut buf, n, false, &selected);
+        }
+        g.finish();
+        return;
     }
     // Bisect the finer counts strictly between them.
     if let Some((mut lo, mut hi)) = bracket {

@@ -198,7 +198,14 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 total.elapsed().as_secs_f64()
             );
         }
-        reps.push(this_run_results(&programs, filter.as_deref(), rep_start)?);
+        let results = results_since(&programs, filter.as_deref(), rep_start)?;
+        if results.is_empty() {
+            bail!(
+                "the run left no Criterion results in {}",
+                crate::criterion_files::home().display()
+            );
+        }
+        reps.push(results);
         save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
     }
     if let Some(budget) = budget {
@@ -207,10 +214,12 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
             .as_deref()
             .map(crate::store::resolve)
             .transpose()?;
+        let mut unmeasured = std::collections::BTreeSet::new();
         loop {
             let left = budget.saturating_sub(total.elapsed());
             let so_far = pooled_run(&reps, &facts);
-            let undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
+            let mut undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
+            undecided.retain(|c| !unmeasured.contains(&c.id));
             if undecided.is_empty() {
                 eprintln!(
                     "every metric is decided after {:.0} s",
@@ -253,11 +262,26 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 ids_all.extend(ids.iter().cloned());
             }
             let programs: Vec<&'static Program> = round.iter().map(|(p, _)| *p).collect();
-            reps.push(this_run_results(
-                &programs,
-                Some(&rounds::exact(&ids_all)),
-                rep_start,
-            )?);
+            let results = results_since(&programs, Some(&rounds::exact(&ids_all)), rep_start)?;
+            // A metric its bench places itself (a point a sweep bisects
+            // to) may not be measured when asked for alone: it is not
+            // asked for again, and a round that measured nothing ends
+            // nothing but itself.
+            let missed: Vec<String> = ids_all
+                .into_iter()
+                .filter(|id| !results.contains_key(id))
+                .collect();
+            if !missed.is_empty() {
+                eprintln!(
+                    "      not measured when asked for alone, left out of later rounds: {}",
+                    missed.join(", ")
+                );
+                unmeasured.extend(missed);
+            }
+            if results.is_empty() {
+                continue;
+            }
+            reps.push(results);
             save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
         }
     }
@@ -443,8 +467,8 @@ fn idle_check(wait: Option<std::time::Duration>) {
 
 /// The results this invocation produced: the selected programs' metrics
 /// that match the filter and were written since `since` (older results of
-/// other or skipped metrics stay out).
-fn this_run_results(
+/// other or skipped metrics stay out). Empty when none was.
+fn results_since(
     programs: &[&'static Program],
     filter: Option<&str>,
     since: std::time::SystemTime,
@@ -462,9 +486,6 @@ fn this_run_results(
         if let Some(s) = crate::criterion_files::read_benchmark(&home, m.id)? {
             out.insert(m.id.to_string(), s);
         }
-    }
-    if out.is_empty() {
-        bail!("the run left no Criterion results in {}", home.display());
     }
     Ok(out)
 }
