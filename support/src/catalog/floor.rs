@@ -53,7 +53,7 @@ pub static UNIX_PINNED: Metric = Metric::median(
 pub static FORK: Metric = Metric::median(
     "floor/fork",
     Micros,
-    "in lmbench-peer floor, a plain loop: fork(2), the child _exit(0)s, the parent waitpid(2)s",
+    "in lmbench-peer floor, a plain loop: fork(2), the child exit(3)s (the C library's, as lmbench's child), the parent waitpid(2)s",
 );
 pub static EXEC: Metric = Metric::median(
     "floor/exec",

@@ -4,7 +4,7 @@ use super::{Metric, Program, Unit::Micros};
 pub static FORK: Metric = Metric::median(
     "lat_proc/fork",
     Micros,
-    "in lmbench-peer: fork(2), the child _exit(0)s at once, the parent waitpid(2)s",
+    "in lmbench-peer: fork(2), the child exit(3)s at once (the C library's, as lmbench's child), the parent waitpid(2)s",
 );
 pub static EXEC: Metric = Metric::median(
     "lat_proc/exec",

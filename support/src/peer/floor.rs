@@ -513,7 +513,7 @@ fn round_trips(
     })
 }
 
-/// N times: fork; the child `_exit(0)`s, or (stdout on /dev/null) execve(2)s
+/// N times: fork; the child `exit(0)`s, or (stdout on /dev/null) execve(2)s
 /// `exec` with an empty environment; the parent waits and checks status 0.
 /// The same loop as `peer::proc`'s on purpose, not a call to it: a floor
 /// must not share the code it judges (duplicates D1 is deliberate).
@@ -533,7 +533,10 @@ fn spawns(exec: Option<&CString>, n: u64) -> io::Result<u64> {
             if !path.is_null() {
                 raw::exec(dn, path, &argv, &envp);
             }
-            raw::exit(0);
+            // The C library's exit(3), as lmbench's child and the bench's.
+            // SAFETY: this process is single-threaded and registers no
+            // atexit handler; exit never returns.
+            unsafe { libc::exit(0) };
         }
         let mut status = 0;
         ok(raw::waitpid(pid, &mut status) as libc::c_long)?;
