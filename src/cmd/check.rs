@@ -154,6 +154,7 @@ mod tests {
                     m: 10,
                     runs: [3, 3],
                     busy_runs: [0, 0],
+                    interfered_runs: [0, 0],
                     level: Level::Runs,
                     test: None,
                     modes: None,

@@ -71,6 +71,37 @@ pub fn lmbench_column_metrics(run: &Run) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// The runs left out as slowed whole, when any were: how many on each
+/// side, and the metrics that lost the most (a change that slows only
+/// some runs shows as many left out on one side).
+fn interfered_line(judged: &[&Row]) -> Option<String> {
+    let mut hit: Vec<&&Row> = judged
+        .iter()
+        .filter(|r| r.interfered_runs.iter().sum::<usize>() > 0)
+        .collect();
+    if hit.is_empty() {
+        return None;
+    }
+    let side = |k: usize| hit.iter().map(|r| r.interfered_runs[k]).sum::<usize>();
+    let (old, new) = (side(0), side(1));
+    hit.sort_by_key(|r| std::cmp::Reverse(r.interfered_runs[0].max(r.interfered_runs[1])));
+    let most: Vec<String> = hit
+        .iter()
+        .take(5)
+        .map(|r| format!("{} {}+{}", r.id, r.interfered_runs[0], r.interfered_runs[1]))
+        .collect();
+    Some(format!(
+        "slowed whole: {} runs of {} metrics left out of their tests (OLD {old}, NEW {new}), \
+         each slower than its side's median run by over {} robust SDs of the runs and {:.0}% \
+         while the machine looked idle (steal, a neighbour); most: {}\n",
+        old + new,
+        hit.len(),
+        verdict::estimate::INTERFERED_SDS,
+        100.0 * verdict::estimate::INTERFERED_FLOOR,
+        most.join(", ")
+    ))
+}
+
 /// A change in percent with its sign, to one decimal.
 fn pct(x: f64) -> String {
     if x.abs() >= 999.5 {
@@ -305,6 +336,9 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
                 if m.main == 0 { "fast" } else { "slow" },
             ));
         }
+    }
+    if let Some(line) = interfered_line(&judged) {
+        out.push_str(&line);
     }
     let only = |a: &Run, b: &Run| -> Vec<String> {
         a.metrics

@@ -11,6 +11,10 @@
 //! The test: Student's t on the logarithm of the per-run statistics (so
 //! the change is a ratio and its interval a ratio's), the run-to-run
 //! variance moderated across the metrics of one program ([`moderate`]).
+//! A run slowed whole while the machine looked idle (a host that stole
+//! the vCPU for its length) leaves the test first: slower than its side's
+//! median run by far more than the runs spread ([`estimate::interfered`]);
+//! the report counts them.
 //! Its p-values are adjusted for the hundreds of metrics tested at once
 //! (Benjamini-Hochberg): a metric is called changed when its adjusted
 //! p-value ("q") is under 5%, so that at most 5% of the calls are chance.
@@ -171,6 +175,9 @@ pub struct Row {
     pub runs: [usize; 2],
     /// Runs left out as measured on a busy machine: old, new.
     pub busy_runs: [usize; 2],
+    /// Runs left out as slowed whole by interference while the machine
+    /// looked idle ([`estimate::interfered`]): old, new.
+    pub interfered_runs: [usize; 2],
     pub level: Level,
     pub test: Option<Test>,
     pub modes: Option<Modes>,
@@ -305,6 +312,8 @@ struct Sides {
     modes: Option<Modes>,
     /// Runs left out because other work used the machine: old, new.
     busy_runs: [usize; 2],
+    /// Runs left out as slowed whole ([`estimate::interfered`]): old, new.
+    interfered_runs: [usize; 2],
     /// The busiest window of a side all of whose runs were busy.
     busy: [Option<Activity>; 2],
     /// Every idle sample of each side (for a test on samples).
@@ -431,14 +440,30 @@ fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: boo
             })
             .collect()
     };
+    // Runs slowed whole by interference leave the test (each side judged
+    // by its own runs); how many is reported beside the verdict.
+    let clean = |runs: Vec<f64>| -> (Vec<f64>, usize) {
+        let out = estimate::interfered(&runs);
+        let left = out.iter().filter(|o| **o).count();
+        let kept = runs
+            .into_iter()
+            .zip(out)
+            .filter(|(_, o)| !o)
+            .map(|(r, _)| r)
+            .collect();
+        (kept, left)
+    };
+    let (old, io) = clean(per_run(&ro));
+    let (new, inn) = clean(per_run(&rn));
     Sides {
-        old: per_run(&ro),
-        new: per_run(&rn),
+        old,
+        new,
         per_cycle: per_cycle_used,
         estimator,
         m,
         modes,
         busy_runs: [bo, bn],
+        interfered_runs: [io, inn],
         busy: [wo, wn],
         samples: [all(&ro), all(&rn)],
     }
@@ -669,6 +694,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                 m: p.sides.m,
                 runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
                 busy_runs: p.sides.busy_runs,
+                interfered_runs: p.sides.interfered_runs,
                 level,
                 test,
                 modes: p.sides.modes,
