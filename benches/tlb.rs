@@ -14,10 +14,11 @@
 //! 128, ..) between the last flat power and the first slow one, so the
 //! figure has 1/8-octave resolution for 3 extra pairs. A filter that
 //! selects no power of two gets the finer counts it names, measured as
-//! asked (a re-measurement of points an earlier sweep chose). The summary's "tlb
-//! pages" is the largest measured N at most 15 % slower than its line
-//! chain, every smaller measured N too. The buffer asks for base pages
-//! (MADV_NOHUGEPAGE) so transparent huge pages cannot hide the TLB.
+//! asked (a re-measurement of points an earlier sweep chose). The
+//! summary's "tlb pages" is the largest measured N at most 15 % slower
+//! than its line chain, every smaller measured N too. The buffer asks
+//! for base pages (MADV_NOHUGEPAGE) so transparent huge pages cannot hide
+//! the TLB.
 //! Headline: the minimum over samples, each its fastest chunk of 16K
 //! loads, as for lat_mem_rd; the bisection decides on those minima.
 //!

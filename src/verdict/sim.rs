@@ -269,8 +269,7 @@ fn runs_slowed_whole_leave_the_test_and_a_small_shift_is_still_found() {
     // whole, 10 runs a side (a budgeted sitting), run-to-run spread 1%
     // otherwise. A/A: rarely a call. Every metric of one program 5%
     // slower: found on nearly all of them, the detectable change near
-    // what the clean runs allow (kept, the slowed runs would make it
-    // about 15%), the interval holding the shift.
+    // what the clean runs allow, the interval holding the shift.
     let design = Design {
         runs: 10,
         between: 0.01,
