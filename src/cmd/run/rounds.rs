@@ -85,6 +85,15 @@ pub fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
     blocks.into_iter().flatten().collect()
 }
 
+/// The runs a `--budget` sitting gives every metric behind lmbench's own
+/// columns, decided or not, when the time allows: enough for the
+/// comparison to tell a run slowed whole from the others
+/// ([`MIN_RUNS_TO_JUDGE`](crate::verdict::estimate::MIN_RUNS_TO_JUDGE)).
+/// On a 2-vCPU AMD EPYC guest a 15-minute quick sitting left 54 of 111
+/// such metrics (system calls, signals, lat_ops, the in-cache chains) at
+/// two runs, decided against themselves, while undecided ones got 10-15.
+pub const COLUMN_RUNS: usize = crate::verdict::estimate::MIN_RUNS_TO_JUDGE;
+
 /// A metric a further round may re-measure.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -121,9 +130,14 @@ pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
 
 /// The undecided metrics: "cannot tell" (or busy) against `against`, or,
 /// without it, against the run itself; and every metric behind lmbench's
-/// own columns that has a single run, whatever its verdict (one run shows
-/// nothing of the run-to-run noise that dominates most metrics, and the
-/// spread it borrows comes from whichever metrics happened to get runs).
+/// own columns that has fewer than [`COLUMN_RUNS`] runs, whatever its
+/// verdict: one run shows nothing of the run-to-run noise that dominates
+/// most metrics (the spread it borrows comes from whichever metrics
+/// happened to get runs), and a side of two or three runs that agree by
+/// chance reads as decided until the other side's runs differ, while a
+/// run slowed whole can only be told apart with
+/// [`MIN_RUNS_TO_JUDGE`](crate::verdict::estimate::MIN_RUNS_TO_JUDGE)
+/// runs. Such a metric needs [`COLUMN_RUNS`] runs, and is ordered so.
 /// In order: lmbench's columns first, then the other columns, then the
 /// rest; within each, single runs first, then the metrics the fewest
 /// further runs would settle (a metric that needs hundreds is measured
@@ -149,7 +163,15 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
                 single: runs_of(&r.id) < 2,
             };
             let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy);
-            (undecided || (k.tier == 0 && k.single)).then_some(k)
+            let short = k.tier == 0 && runs_of(&r.id) < COLUMN_RUNS;
+            match (undecided, short) {
+                (true, _) => Some(k),
+                (false, true) => Some(Candidate {
+                    runs_needed: Some(COLUMN_RUNS),
+                    ..k
+                }),
+                (false, false) => None,
+            }
         })
         .collect();
     order(&mut out);
@@ -387,7 +409,7 @@ mod tests {
     }
 
     #[test]
-    fn a_single_run_behind_an_lmbench_column_is_measured_again_even_if_decided() {
+    fn a_column_metric_short_of_its_runs_is_measured_again_even_if_decided() {
         use crate::results::MetricStats;
         // One run of tight samples: against itself it is "unchanged" on
         // its samples, but one run shows no run-to-run noise.
@@ -406,10 +428,17 @@ mod tests {
         let u = undecided(&run, None, 5.0);
         assert_eq!(u.len(), 1);
         assert!(u[0].single && u[0].tier == 0);
-        // With two runs of its own it is decided.
-        let two = MetricStats::pool(&[s.clone(), s]).unwrap();
-        let run = run_of(two);
-        assert!(undecided(&run, None, 5.0).is_empty());
+        // With two runs of its own it is decided, but short of the runs
+        // a column's metric is given: measured again, ordered as one that
+        // needs that many.
+        let two = MetricStats::pool(&[s.clone(), s.clone()]).unwrap();
+        let u = undecided(&run_of(two), None, 5.0);
+        assert_eq!(u.len(), 1);
+        assert!(!u[0].single);
+        assert_eq!(u[0].runs_needed, Some(COLUMN_RUNS));
+        // With that many it is left alone.
+        let full = MetricStats::pool(&vec![s; COLUMN_RUNS]).unwrap();
+        assert!(undecided(&run_of(full), None, 5.0).is_empty());
     }
 
     #[test]
