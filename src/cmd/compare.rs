@@ -314,6 +314,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             behind.len(),
             100.0 * resolved as f64 / behind.len() as f64
         ));
+        out.push_str(&short_of_threshold(&behind, threshold));
     }
     let bimodal: Vec<&&Row> = judged.iter().filter(|r| r.modes.is_some()).collect();
     if !bimodal.is_empty() {
@@ -376,6 +377,41 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
                 .collect();
             out.push_str(&format!("{}  {}\n", figures(r, idw), what.join("; ")));
         }
+    }
+    out
+}
+
+/// The metrics behind lmbench's own columns that cannot detect the
+/// threshold, by program: each one's detectable change and the runs a side
+/// that would settle it, so a reader sees which columns this machine
+/// leaves short of the threshold in one sitting and what more runs would buy.
+fn short_of_threshold(behind: &[&&Row], threshold: f64) -> String {
+    let mut by_program: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let mut rows: Vec<(&Row, &verdict::Test)> = behind
+        .iter()
+        .filter_map(|r| Some((**r, r.test.as_ref().filter(|t| t.detect_pct > threshold)?)))
+        .collect();
+    rows.sort_by(|a, b| a.1.detect_pct.total_cmp(&b.1.detect_pct));
+    for (r, t) in rows {
+        let (program, rest) = r.id.split_once('/').unwrap_or((&r.id, ""));
+        let runs = match t.runs_needed {
+            Some(k) => k.to_string(),
+            None => "-".to_string(),
+        };
+        by_program
+            .entry(program)
+            .or_default()
+            .push(format!("{rest} ±{:.1}% ({runs})", t.detect_pct));
+    }
+    if by_program.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "  not at {threshold}% (detectable change, and in brackets the runs a side that \
+         would settle it; -: more than 1000):\n"
+    );
+    for (program, items) in by_program {
+        out.push_str(&format!("    {program}: {}\n", items.join(", ")));
     }
     out
 }
