@@ -102,7 +102,7 @@ pub fn run(opts: Args) -> Result<()> {
     if !(busy.is_finite() && busy > 0.0) {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
-    let c = super::compare::comparison(&old, &new, opts.threshold, busy, filter.as_ref());
+    let c = super::compare::comparison(&old, &new, opts.threshold, busy, filter.as_ref(), None);
     if c.rows.is_empty() {
         bail!(
             "{} and the new run have no metric in common{}",
@@ -166,6 +166,7 @@ mod tests {
             memory: Drift::default(),
             clock: None,
             tested: verdicts.len(),
+            sittings: None,
             threshold_pct: 5.0,
         }
     }

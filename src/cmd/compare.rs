@@ -9,6 +9,7 @@ use anyhow::{bail, Result};
 use regex::Regex;
 
 use crate::results::Run;
+use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison, Level, Row, Verdict};
 use crate::{store, table};
 
@@ -37,6 +38,12 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// An A/A pair of this machine (two sittings of one build, nothing
+    /// changed between them), as OLD: how far each program's metrics moved
+    /// between them beyond their runs' spread is added to every test, so
+    /// a move of the host between sittings is not called a change.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub aa: Option<Vec<String>>,
 }
 
 /// How `compare` prints.
@@ -186,6 +193,9 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             m.metrics,
             pct(m.median_pct)
         ));
+    }
+    if let Some(s) = &c.sittings {
+        out.push_str(&sittings_line(s));
     }
     if let Some(k) = &c.clock {
         out.push_str(&format!(
@@ -381,6 +391,32 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     out
 }
 
+/// What the A/A pair showed of the moves between sittings: the groups
+/// that moved beyond their runs' spread, largest first.
+fn sittings_line(s: &Sittings) -> String {
+    let mut moved: Vec<(&String, f64)> = s
+        .groups
+        .iter()
+        .map(|(g, m)| (g, m.pct()))
+        .filter(|(_, pct)| *pct >= 0.5)
+        .collect();
+    moved.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let list = if moved.is_empty() {
+        "no group moved beyond its runs' spread".to_string()
+    } else {
+        moved
+            .iter()
+            .map(|(g, pct)| format!("{g} ±{pct:.1}%"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "between sittings, from the A/A pair {} and {}: {list}. Each test counts its \
+         group's move (more runs of one sitting do not shrink it).\n\n",
+        s.pair[0], s.pair[1]
+    )
+}
+
 /// The metrics behind lmbench's own columns that cannot detect the
 /// threshold, by program: each one's detectable change and the runs a side
 /// that would settle it, so a reader sees which columns this machine
@@ -463,6 +499,7 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         "machine_changed": c.drift.machine_changed(),
         "memory_drift": c.memory,
         "memory_changed": c.memory.machine_changed(),
+        "between_sittings": c.sittings,
         "rows": c.rows,
         // The metrics behind lmbench 3's own summary columns: the rows a
         // script keeps to ask lmbench's question alone.
@@ -560,7 +597,18 @@ pub fn run(opts: Args) -> Result<()> {
     if !(busy_cpus.is_finite() && busy_cpus > 0.0) {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
-    let c = comparison(&old, &new, opts.threshold, busy_cpus, filter.as_ref());
+    let sittings = match opts.aa.as_deref() {
+        Some([a, b]) => Some(sittings_of(a, b, opts.threshold, busy_cpus)?),
+        _ => None,
+    };
+    let c = comparison(
+        &old,
+        &new,
+        opts.threshold,
+        busy_cpus,
+        filter.as_ref(),
+        sittings.as_ref(),
+    );
     if c.rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
@@ -600,6 +648,7 @@ pub fn comparison(
     threshold: f64,
     busy_cpus: f64,
     filter: Option<&Regex>,
+    sittings: Option<&Sittings>,
 ) -> Comparison {
     verdict::compare(
         old,
@@ -608,8 +657,22 @@ pub fn comparison(
             threshold_pct: threshold,
             busy_cpus,
             filter,
+            sittings,
         },
     )
+}
+
+/// The moves between sittings that the A/A pair `a`, `b` shows.
+pub fn sittings_of(a: &str, b: &str, threshold: f64, busy_cpus: f64) -> Result<Sittings> {
+    let (ra, rb) = (store::resolve(a)?, store::resolve(b)?);
+    if ra.imported.is_some() || rb.imported.is_some() {
+        bail!("--aa {a} {b}: an A/A pair needs samples; an imported run has none");
+    }
+    let c = comparison(&ra, &rb, threshold, busy_cpus, None, None);
+    if c.rows.is_empty() {
+        bail!("--aa {a} {b}: the two runs have no metric in common");
+    }
+    Ok(Sittings::from_aa(&c, [ra.host(), rb.host()]))
 }
 
 /// The metrics called slower by more than `limit` percent, as "id

@@ -87,7 +87,7 @@ pub fn run(opts: Args) -> Result<()> {
     print!("{}", crate::report::render(std::slice::from_ref(&run))?);
     if let Some(old) = against {
         let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None);
+        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None, None);
         print!("\n{}", super::compare::render(&old, &run, &c, busy));
     }
     Ok(())

@@ -50,6 +50,7 @@ pub mod moderate;
 pub mod noise;
 #[cfg(test)]
 mod sim;
+pub mod sittings;
 
 use std::collections::BTreeMap;
 
@@ -80,6 +81,9 @@ pub struct Options<'a> {
     /// Other work (in CPUs) above which a metric gets no verdict.
     pub busy_cpus: f64,
     pub filter: Option<&'a Regex>,
+    /// How far metrics move between sittings with nothing changed, from an
+    /// A/A pair of this machine ([`sittings`]): added to every test.
+    pub sittings: Option<&'a sittings::Sittings>,
 }
 
 /// A comparison's verdict on one metric.
@@ -292,6 +296,9 @@ pub struct Comparison {
     pub clock: Option<Clock>,
     /// Metrics tested (the multiplicity the q-values answer for).
     pub tested: usize,
+    /// The moves between sittings added to the tests, when an A/A pair
+    /// gave them.
+    pub sittings: Option<sittings::Sittings>,
     pub threshold_pct: f64,
 }
 
@@ -530,11 +537,12 @@ fn raw_test(s: &Sides) -> Option<Raw> {
 }
 
 /// The runs a side at which the detectable change reaches `target` (a
-/// log ratio) for a run-to-run variance `s2` with `d0` borrowed df.
-fn runs_needed(s2: f64, d0: f64, target: f64) -> Option<usize> {
+/// log ratio) for a run-to-run variance `s2` with `d0` borrowed df and a
+/// between-sitting variance `tau2` that runs do not shrink.
+fn runs_needed(s2: f64, d0: f64, target: f64, tau2: f64) -> Option<usize> {
     (2..=1000).find(|&k| {
         let df = (2 * k - 2) as f64 + d0;
-        detect_factor(df) * (s2 * 2.0 / k as f64).sqrt() <= target
+        detect_factor(df) * (s2 * 2.0 / k as f64 + tau2).sqrt() <= target
     })
 }
 
@@ -652,7 +660,10 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                         }
                     }
                 };
-                let se = s2.sqrt() * scale;
+                // The host's move between sittings, where an A/A pair
+                // showed one: more runs of one sitting do not shrink it.
+                let tau2 = opts.sittings.map_or(0.0, |x| x.tau2(&p.id));
+                let se = (s2 * scale * scale + tau2).sqrt();
                 let p_value = if se > 0.0 {
                     stats::t_two_sided_p(r.diff / se, df)
                 } else if r.diff == 0.0 {
@@ -671,7 +682,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                     detect_pct: 100.0 * (detect.exp() - 1.0),
                     runs_needed: match level {
                         Level::Runs | Level::Borrowed if detect > threshold => {
-                            runs_needed(s2, d0, threshold)
+                            runs_needed(s2, d0, threshold, tau2)
                         }
                         _ => None,
                     },
@@ -763,6 +774,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         memory,
         clock,
         tested: judged.len(),
+        sittings: opts.sittings.cloned(),
         threshold_pct: opts.threshold_pct,
     }
 }

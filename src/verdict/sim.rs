@@ -173,6 +173,7 @@ fn verdicts(old: &Run, new: &Run, threshold: f64) -> Comparison {
             threshold_pct: threshold,
             busy_cpus: BUSY_CPUS,
             filter: None,
+            sittings: None,
         },
     )
 }
@@ -586,4 +587,69 @@ fn a_host_whose_memory_slowed_is_reported_beside_the_verdicts() {
     assert!(!c.drift.machine_changed());
     let same = trial(&mut rng, &metrics, 1.0, 5.0);
     assert!(!same.memory.machine_changed(), "{:?}", same.memory);
+}
+
+#[test]
+fn an_a_a_pair_keeps_the_hosts_moves_between_sittings_from_being_called() {
+    // Each sitting moves every metric by its own factor (tau 10%, as the
+    // host's memory placement moves main memory from one sitting to the
+    // next), over runs that agree within 1%, 10 runs a side. Without a
+    // calibration most metrics are called; with one from an independent
+    // A/A pair of the same host few are, and a change four times the
+    // host's move is still found.
+    let design = Design {
+        runs: 10,
+        between: 0.01,
+        ..QUICK
+    };
+    let metrics: Vec<(&'static Metric, Design)> = ["bw_mem", "lat_mem_rd"]
+        .iter()
+        .flat_map(|p| metrics_of(p, 12))
+        .map(|m| (m, design))
+        .collect();
+    const TAU: f64 = 0.10;
+    let mut rng = Rng(11);
+    let sitting = |rng: &mut Rng, shift: f64| {
+        let moves: std::collections::BTreeMap<&str, f64> = metrics
+            .iter()
+            .map(|(m, _)| (m.id, (TAU * rng.normal()).exp()))
+            .collect();
+        side(rng, &metrics, |m| moves[m.id] * shift, |_, _, _| ())
+    };
+    let (mut plain_calls, mut calibrated_calls, mut found, mut rows) = (0, 0, 0, 0);
+    const TRIALS: usize = 40;
+    for _ in 0..TRIALS {
+        let (a1, a2) = (sitting(&mut rng, 1.0), sitting(&mut rng, 1.0));
+        let aa = verdicts(&a1, &a2, 5.0);
+        let s = super::sittings::Sittings::from_aa(&aa, ["a1".into(), "a2".into()]);
+        let (old, new) = (sitting(&mut rng, 1.0), sitting(&mut rng, 1.0));
+        let opts = |sittings| Options {
+            threshold_pct: 5.0,
+            busy_cpus: BUSY_CPUS,
+            filter: None,
+            sittings,
+        };
+        let called = |c: &Comparison| c.rows.iter().filter(|r| r.verdict.called()).count();
+        plain_calls += called(&compare(&old, &new, &opts(None)));
+        calibrated_calls += called(&compare(&old, &new, &opts(Some(&s))));
+        let slower = sitting(&mut rng, 1.5);
+        found += compare(&old, &slower, &opts(Some(&s)))
+            .rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Slower)
+            .count();
+        rows += metrics.len();
+    }
+    let (plain, calibrated, power) = (
+        plain_calls as f64 / rows as f64,
+        calibrated_calls as f64 / rows as f64,
+        found as f64 / rows as f64,
+    );
+    eprintln!(
+        "host moves between sittings: A/B with nothing changed called {plain:.2} of metrics \
+         plain, {calibrated:.3} with an A/A pair; a 50% change found {power:.2}"
+    );
+    assert!(plain >= 0.5, "plain {plain}");
+    assert!(calibrated <= 0.05, "calibrated {calibrated}");
+    assert!(power >= 0.6, "power {power}");
 }

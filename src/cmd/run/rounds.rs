@@ -148,6 +148,7 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
         threshold_pct,
         busy_cpus: lmbench_support::activity::BUSY_CPUS,
         filter: None,
+        sittings: None,
     };
     let c = verdict::compare(against.unwrap_or(run), run, &opts);
     let runs_of = |id: &str| run.metrics.get(id).map_or(0, |s| s.reps().len());
