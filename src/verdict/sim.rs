@@ -653,3 +653,68 @@ fn an_a_a_pair_keeps_the_hosts_moves_between_sittings_from_being_called() {
     assert!(calibrated <= 0.05, "calibrated {calibrated}");
     assert!(power >= 0.6, "power {power}");
 }
+
+#[test]
+fn a_lone_run_beside_several_is_not_called_until_it_has_a_second() {
+    // Ten runs against one, a tenth of all runs slowed whole: a lone slow
+    // run would be called on the ten's tight spread. It is not; two runs
+    // that agree on a real 20% change are.
+    let many = Design {
+        runs: 10,
+        between: 0.01,
+        slowed: 0.1,
+        ..QUICK
+    };
+    let metrics: Vec<(&'static Metric, Design)> = metrics_of("bw_mem", 16)
+        .into_iter()
+        .map(|m| (m, many))
+        .collect();
+    let lone: Vec<(&'static Metric, Design)> = metrics
+        .iter()
+        .map(|(m, d)| (*m, Design { runs: 1, ..*d }))
+        .collect();
+    let two: Vec<(&'static Metric, Design)> = metrics
+        .iter()
+        .map(|(m, d)| {
+            (
+                *m,
+                Design {
+                    runs: 2,
+                    slowed: 0.0,
+                    ..*d
+                },
+            )
+        })
+        .collect();
+    let mut rng = Rng(13);
+    let (mut lone_calls, mut found, mut rows) = (0, 0, 0);
+    for _ in 0..50 {
+        let old = side(&mut rng, &metrics, |_| 1.0, |_, _, _| ());
+        let c = verdicts(&old, &side(&mut rng, &lone, |_| 1.0, |_, _, _| ()), 5.0);
+        for r in &c.rows {
+            assert_eq!(r.runs[1], 1);
+            lone_calls += usize::from(r.verdict.called());
+            if r.test.as_ref().is_some_and(|t| t.q < super::ALPHA) {
+                // Uncalled: "cannot tell", or "unchanged" where even the
+                // lone run's interval lies within the threshold.
+                assert!(
+                    matches!(r.verdict, Verdict::CannotTell | Verdict::Unchanged),
+                    "{}",
+                    r.id
+                );
+                assert!(r.test.as_ref().unwrap().runs_needed >= Some(2));
+            }
+        }
+        let c = verdicts(&old, &side(&mut rng, &two, |_| 1.2, |_, _, _| ()), 5.0);
+        found += c
+            .rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Slower)
+            .count();
+        rows += metrics.len();
+    }
+    let power = found as f64 / rows as f64;
+    eprintln!("lone runs: {lone_calls} calls; two runs a 20% change found {power:.2}");
+    assert_eq!(lone_calls, 0);
+    assert!(power >= 0.9, "power {power}");
+}
