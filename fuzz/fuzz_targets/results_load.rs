@@ -58,6 +58,17 @@ fn use_run(run: &Run) {
         threshold_pct: 5.0,
         busy_cpus: 0.05,
         filter: None,
+        sittings: None,
     };
-    let _ = lmbench::verdict::compare(run, run, &opts);
+    let c = lmbench::verdict::compare(run, run, &opts);
+    // And with that comparison read as an A/A pair's moves between sittings.
+    let moves = lmbench::verdict::sittings::Sittings::from_aa(&c, ["a".into(), "b".into()]);
+    let _ = lmbench::verdict::compare(
+        run,
+        run,
+        &lmbench::verdict::Options {
+            sittings: Some(&moves),
+            ..opts
+        },
+    );
 }
