@@ -139,6 +139,39 @@ fn compare_gives_verdicts_and_fact_differences() {
 }
 
 #[test]
+fn compare_reads_several_aa_pairs_and_names_them() {
+    let env = Env::new();
+    for (label, ns) in [("old", 100.0), ("new", 101.0), ("a1", 100.0), ("a2", 100.5)] {
+        env.saved(label, 3, ns, 0.01);
+    }
+    env.saved("b1", 3, 99.0, 0.01);
+    env.saved("b2", 3, 100.0, 0.01);
+    let out = env.lmbench(&[
+        "compare", "vm/old", "vm/new", "--aa", "vm/a1", "vm/a2", "--aa", "vm/b1", "vm/b2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("from the A/A pairs vm/a1 and vm/a2, vm/b1 and vm/b2"),
+        "{text}"
+    );
+    let out = env.lmbench(&[
+        "compare", "vm/old", "vm/new", "--aa", "vm/a1", "vm/a2", "--format", "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["between_sittings"]["pairs"],
+        serde_json::json!([["vm/a1", "vm/a2"]])
+    );
+    // A pair needs both of its runs, and each must exist.
+    let out = env.lmbench(&["compare", "vm/old", "vm/new", "--aa", "vm/a1"]);
+    assert!(!out.status.success());
+    let out = env.lmbench(&["compare", "vm/old", "vm/new", "--aa", "vm/a1", "vm/nope"]);
+    fails_with(&out, "nope");
+}
+
+#[test]
 fn restore_writes_a_criterion_baseline() {
     let env = Env::new();
     env.saved("before", 2, 100.0, 0.01);

@@ -41,8 +41,9 @@ pub struct Args {
     /// An A/A pair of this machine (two sittings of one build, nothing
     /// changed between them), as OLD: how far each program's metrics moved
     /// between them beyond their runs' spread is added to every test, so
-    /// a move of the host between sittings is not called a change.
-    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    /// a move of the host between sittings is not called a change. Repeat
+    /// it for more pairs: their moves are estimated together.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
     pub aa: Option<Vec<String>>,
 }
 
@@ -221,7 +222,11 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
                 let (lo, hi) = r.change_interval_pct().unwrap_or((f64::NAN, f64::NAN));
                 (
                     format!("[{}, {}]", pct(lo), pct(hi)),
-                    format!("{:.3}", t.q),
+                    if t.q.is_nan() {
+                        "-".to_string()
+                    } else {
+                        format!("{:.3}", t.q)
+                    },
                     format!("±{}%", table::fmt_num(t.detect_pct, 5)),
                 )
             }
@@ -288,9 +293,11 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     let borrowed = judged.iter().filter(|r| r.level == Level::Borrowed).count();
     if borrowed > 0 {
         out.push_str(&format!(
-            "1+1~: {borrowed} metrics have a single run a side; their run-to-run spread is \
-             their program's (from its metrics with several runs), never less than their \
-             samples show.\n"
+            "1+1~: {borrowed} metrics have a single run a side; the interval shown borrows \
+             their program's run-to-run spread (from its metrics with several runs), never \
+             less than their samples show, but other metrics need not be like them: they are \
+             not called until each side has a second run, as a single run beside several is \
+             not.\n"
         ));
     }
     let samples_only = judged.iter().filter(|r| r.level == Level::Samples).count();
@@ -314,10 +321,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     let columns = lmbench_column_metrics(new);
     let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
     if !behind.is_empty() {
-        let resolved = behind
-            .iter()
-            .filter(|r| r.test.as_ref().is_some_and(|t| t.detect_pct <= threshold))
-            .count();
+        let resolved = behind.iter().filter(|r| r.detects(threshold)).count();
         out.push_str(&format!(
             "lmbench's own columns: {} metrics behind them here, {resolved} ({:.0}%) can \
              detect a {threshold}% change.\n",
@@ -410,10 +414,16 @@ fn sittings_line(s: &Sittings) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let pairs = s
+        .pairs
+        .iter()
+        .map(|[a, b]| format!("{a} and {b}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let what = if s.pairs.len() == 1 { "pair" } else { "pairs" };
     format!(
-        "between sittings, from the A/A pair {} and {}: {list}. Each test counts its \
-         group's move (more runs of one sitting do not shrink it).\n\n",
-        s.pair[0], s.pair[1]
+        "between sittings, from the A/A {what} {pairs}: {list}. Each test counts its \
+         group's move (more runs of one sitting do not shrink it).\n\n"
     )
 }
 
@@ -425,7 +435,8 @@ fn short_of_threshold(behind: &[&&Row], threshold: f64) -> String {
     let mut by_program: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
     let mut rows: Vec<(&Row, &verdict::Test)> = behind
         .iter()
-        .filter_map(|r| Some((**r, r.test.as_ref().filter(|t| t.detect_pct > threshold)?)))
+        .filter(|r| !r.detects(threshold))
+        .filter_map(|r| Some((**r, r.test.as_ref()?)))
         .collect();
     rows.sort_by(|a, b| a.1.detect_pct.total_cmp(&b.1.detect_pct));
     for (r, t) in rows {
@@ -598,7 +609,13 @@ pub fn run(opts: Args) -> Result<()> {
         bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
     let sittings = match opts.aa.as_deref() {
-        Some([a, b]) => Some(sittings_of(a, b, opts.threshold, busy_cpus)?),
+        Some(runs) if !runs.is_empty() => {
+            let pairs: Vec<(&str, &str)> = runs
+                .chunks_exact(2)
+                .map(|p| (p[0].as_str(), p[1].as_str()))
+                .collect();
+            Some(sittings_of(&pairs, opts.threshold, busy_cpus)?)
+        }
         _ => None,
     };
     let c = comparison(
@@ -662,17 +679,23 @@ pub fn comparison(
     )
 }
 
-/// The moves between sittings that the A/A pair `a`, `b` shows.
-pub fn sittings_of(a: &str, b: &str, threshold: f64, busy_cpus: f64) -> Result<Sittings> {
-    let (ra, rb) = (store::resolve(a)?, store::resolve(b)?);
-    if ra.imported.is_some() || rb.imported.is_some() {
-        bail!("--aa {a} {b}: an A/A pair needs samples; an imported run has none");
+/// The moves between sittings that the A/A pairs show, pooled.
+pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Result<Sittings> {
+    let mut comparisons = Vec::new();
+    for &(a, b) in pairs {
+        let (ra, rb) = (store::resolve(a)?, store::resolve(b)?);
+        if ra.imported.is_some() || rb.imported.is_some() {
+            bail!("--aa {a} {b}: an A/A pair needs samples; an imported run has none");
+        }
+        let c = comparison(&ra, &rb, threshold, busy_cpus, None, None);
+        if c.rows.is_empty() {
+            bail!("--aa {a} {b}: the two runs have no metric in common");
+        }
+        comparisons.push((c, [ra.host(), rb.host()]));
     }
-    let c = comparison(&ra, &rb, threshold, busy_cpus, None, None);
-    if c.rows.is_empty() {
-        bail!("--aa {a} {b}: the two runs have no metric in common");
-    }
-    Ok(Sittings::from_aa(&c, [ra.host(), rb.host()]))
+    let pairs: Vec<(&Comparison, [String; 2])> =
+        comparisons.iter().map(|(c, p)| (c, p.clone())).collect();
+    Ok(Sittings::from_aa(&pairs))
 }
 
 /// The metrics called slower by more than `limit` percent, as "id

@@ -18,16 +18,22 @@
 //! Its p-values are adjusted for the hundreds of metrics tested at once
 //! (Benjamini-Hochberg): a metric is called changed when its adjusted
 //! p-value ("q") is under 5%, so that at most 5% of the calls are chance.
-//! With a single run on both sides a metric has no run-to-run spread of
-//! its own: it borrows its program's (the prior fitted to the metrics
-//! that have runs; the whole comparison's where its program has none),
-//! and only where no metric has runs are the samples of the two runs
-//! tested instead (Welch's t on their logarithms, blind to run-to-run
-//! noise), as the report says. A single run beside several is never
-//! called on its own: in an A/A pair of 15-minute sittings on a 2-vCPU
-//! AMD EPYC guest, 9 of the 16 calls rested on one run of one side
-//! (`lat_mem_rd/inpage/8m` +407% on 5+1 runs), the other side's spread
-//! silent on what that run met.
+//! A metric with a single run on either side is neither called nor
+//! decided while other metrics have runs: it is "cannot tell" until it
+//! has a second (which `run --budget` gives it first). Beside several
+//! runs, the other side's spread is silent on what the one run met: in an
+//! A/A pair of 15-minute sittings on a 2-vCPU AMD EPYC guest, 9 of the 16
+//! calls rested on one run of one side (`lat_mem_rd/inpage/8m` +407% on
+//! 5+1 runs). One run a side has no spread of its own; the interval it
+//! shows borrows its program's (the prior fitted to the metrics that have
+//! runs; the whole comparison's where its program has none), and that
+//! prior comes from other metrics, not necessarily like it: in the same
+//! pair 5 of 20 such rows were called, the TLB's sizes that miss
+//! (`tlb/pages/4096` -9.7% on a borrowed ±0.5%), whose program's metrics
+//! with runs were the sizes that hit L1 and repeat to the cycle. Only
+//! where no metric has runs are the samples of the two runs tested and
+//! called (Welch's t on their logarithms, blind to run-to-run noise), as
+//! the report says.
 //!
 //! The verdicts, with `threshold` the change that matters (default 5%):
 //! - *slower* / *faster*: called changed, by at least the threshold;
@@ -196,6 +202,22 @@ pub struct Row {
 }
 
 impl Row {
+    /// A side has a single run while other metrics have runs: the row is
+    /// neither called nor decided until it has a second.
+    pub fn single_run(&self) -> bool {
+        self.runs.contains(&1) && self.level != Level::Samples
+    }
+
+    /// A change of `threshold_pct` would have been called here: the row
+    /// can be called, and its detectable change is at most that.
+    pub fn detects(&self, threshold_pct: f64) -> bool {
+        !self.single_run()
+            && self
+                .test
+                .as_ref()
+                .is_some_and(|t| t.detect_pct <= threshold_pct)
+    }
+
     /// The statistic compared, in a few characters: "min10" (fastest of
     /// 10 samples a run), "med", "mode" (median inside the main mode),
     /// each with "/c" when compared per cycle.
@@ -723,9 +745,24 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         })
         .collect();
 
-    // Benjamini-Hochberg over every idle metric with a test.
+    // A side of one run is neither called nor decided: beside several,
+    // the other side's spread says nothing of whether that run was slowed
+    // whole or met another state of the host; one a side, the spread is
+    // borrowed from other metrics, which need not be like it. It gets a
+    // second run first (`run --budget` re-measures it), and stays out of
+    // the multiplicity correction, as it is not tested for a call.
+    for row in rows.iter_mut() {
+        let single = row.single_run();
+        if let Some(t) = row.test.as_mut().filter(|_| single) {
+            t.runs_needed = Some(t.runs_needed.unwrap_or(0).max(2));
+            if row.verdict != Verdict::Busy {
+                row.verdict = Verdict::CannotTell;
+            }
+        }
+    }
+    // Benjamini-Hochberg over every other idle metric with a test.
     let judged: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].verdict != Verdict::Busy && rows[i].test.is_some())
+        .filter(|&i| rows[i].verdict == Verdict::Untested && rows[i].test.is_some())
         .collect();
     let p: Vec<f64> = judged
         .iter()
@@ -736,15 +773,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         let t = row.test.as_mut().expect("judged rows have tests");
         t.q = q;
         let change = t.ratio.ln();
-        // A lone run beside several: the other side's spread says nothing
-        // of whether that run was slowed whole or met another state of
-        // the host, and a side of one cannot show it; it gets a second
-        // run before a call (`run --budget` re-measures it).
-        let lone = row.runs.contains(&1) && row.runs.iter().any(|&k| k > 1);
-        if lone && q < ALPHA {
-            t.runs_needed = Some(t.runs_needed.unwrap_or(0).max(2));
-        }
-        row.verdict = if q < ALPHA && !lone {
+        row.verdict = if q < ALPHA {
             if change.abs() < threshold {
                 Verdict::Small
             } else if change > 0.0 {

@@ -4,7 +4,9 @@
 //! their spread shows nothing of it, and a comparison of two sittings
 //! takes a move of the host for a change. Only an A/A pair, two sittings
 //! of one build on one machine, shows it: `compare --aa A B` reads it
-//! from the pair and adds it to the uncertainty of every test.
+//! from the pair and adds it to the uncertainty of every test. Several
+//! pairs (`--aa A B --aa C D`) pool their tests: one pair's median over a
+//! program's handful of metrics is itself a noisy figure.
 //!
 //! On a 2-vCPU Xeon guest, two idle sittings of one build an hour apart
 //! read Mem read at 64 MB about half of the first sitting's and a 2 GB
@@ -30,11 +32,11 @@ use crate::stats;
 /// The fewest metrics a group needs for an estimate of its own.
 pub const MIN_GROUP: usize = 4;
 
-/// The groups' between-sitting variances, from one A/A pair.
+/// The groups' between-sitting variances, from one or more A/A pairs.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Sittings {
-    /// The pair it was read from: old, new.
-    pub pair: [String; 2],
+    /// The pairs it was read from: old, new.
+    pub pairs: Vec<[String; 2]>,
     /// Per group: the metrics it was estimated from and tau^2.
     pub groups: BTreeMap<String, GroupMove>,
     /// The estimates of the two classes, for groups too small: main
@@ -45,6 +47,7 @@ pub struct Sittings {
 /// One group's move between sittings.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct GroupMove {
+    /// The tests it was estimated from (a metric once per pair).
     pub metrics: usize,
     /// The between-sitting variance of the log of its statistic.
     pub tau2: f64,
@@ -101,16 +104,18 @@ fn tau2_of(tests: &[(f64, f64, f64)]) -> f64 {
 }
 
 impl Sittings {
-    /// Reads the groups' moves from the comparison of an A/A pair (made
-    /// without a calibration of its own).
-    pub fn from_aa(c: &Comparison, pair: [String; 2]) -> Sittings {
+    /// Reads the groups' moves from the comparisons of A/A pairs (each
+    /// made without a calibration of its own), their tests pooled.
+    pub fn from_aa(pairs: &[(&Comparison, [String; 2])]) -> Sittings {
         let mut by_group: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
         let mut by_class: [Vec<(f64, f64, f64)>; 2] = Default::default();
-        for r in &c.rows {
+        for r in pairs.iter().flat_map(|(c, _)| &c.rows) {
             let Some(t) = r.test.as_ref() else {
                 continue;
             };
-            if r.verdict == Verdict::Busy || r.level == Level::Samples {
+            // A single run shows no spread of its own: its move would be
+            // read against another metric's.
+            if r.verdict == Verdict::Busy || r.level == Level::Samples || r.single_run() {
                 continue;
             }
             let test = (t.ratio.ln(), se_of(t), t.df);
@@ -139,7 +144,7 @@ impl Sittings {
             })
             .collect();
         Sittings {
-            pair,
+            pairs: pairs.iter().map(|(_, p)| p.clone()).collect(),
             groups,
             class_tau2,
         }

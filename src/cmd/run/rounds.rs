@@ -106,8 +106,8 @@ pub struct Candidate {
     /// Runs a side that would bring its detectable change to the
     /// threshold at its spread now (`None`: beyond reach, or unknown).
     pub runs_needed: Option<usize>,
-    /// It has a single run so far: its verdict rests on borrowed spread
-    /// or on its samples, not on runs of its own.
+    /// It has a single run so far: compare neither calls nor decides it
+    /// until it has a second.
     pub single: bool,
 }
 
