@@ -123,12 +123,16 @@ pub const MAIN_MEMORY: u64 = 64 * 1024 * 1024;
 /// handling (THP, page sizes) moves them too, so `compare` reports their
 /// joint move beside the verdicts instead of deciding which it was.
 pub fn main_memory(id: &str) -> bool {
-    if id.starts_with("par_mem/") {
-        return true;
+    id.starts_with("par_mem/") || buffer_bytes(id).is_some_and(|b| b >= MAIN_MEMORY)
+}
+
+/// The buffer a latency chain or bandwidth pass walks, from its id's last
+/// part ("lat_mem_rd/s128/16m": 16 MiB); `None` for other metrics.
+pub fn buffer_bytes(id: &str) -> Option<u64> {
+    if !BUFFER_PASSES.iter().any(|p| id.starts_with(p)) {
+        return None;
     }
-    BUFFER_PASSES.iter().any(|p| id.starts_with(p))
-        && lmbench_support::size::parse(id.rsplit('/').next().unwrap_or(""))
-            .is_ok_and(|b| b >= MAIN_MEMORY)
+    lmbench_support::size::parse(id.rsplit('/').next().unwrap_or("")).ok()
 }
 
 impl Estimator {

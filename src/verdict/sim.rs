@@ -636,7 +636,7 @@ fn an_a_a_pair_keeps_the_hosts_moves_between_sittings_from_being_called() {
     for _ in 0..TRIALS {
         let (a1, a2) = (sitting(&mut rng, 1.0), sitting(&mut rng, 1.0));
         let aa = verdicts(&a1, &a2, 5.0);
-        let s = super::sittings::Sittings::from_aa(&[(&aa, ["a1".into(), "a2".into()])]);
+        let s = super::sittings::Sittings::from_aa(&[(&aa, ["a1".into(), "a2".into()])], None);
         let (old, new) = (sitting(&mut rng, 1.0), sitting(&mut rng, 1.0));
         let opts = |sittings| Options {
             threshold_pct: 5.0,
