@@ -163,7 +163,13 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
                 runs_needed: r.test.as_ref().and_then(|t| t.runs_needed),
                 single: runs_of(&r.id) < 2,
             };
-            let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy);
+            // A metric the other side measured once stays "cannot tell"
+            // whatever this side adds (a side of one run is never called):
+            // past a second run of its own, more are time lost.
+            let stuck = against
+                .is_some_and(|a| a.metrics.get(&r.id).map_or(0, |s| s.reps().len()) < 2)
+                && runs_of(&r.id) >= 2;
+            let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) && !stuck;
             let short = k.tier == 0 && runs_of(&r.id) < COLUMN_RUNS;
             match (undecided, short) {
                 (true, _) => Some(k),
@@ -438,8 +444,34 @@ mod tests {
         assert!(!u[0].single);
         assert_eq!(u[0].runs_needed, Some(COLUMN_RUNS));
         // With that many it is left alone.
-        let full = MetricStats::pool(&vec![s; COLUMN_RUNS]).unwrap();
+        let full = MetricStats::pool(&vec![s.clone(); COLUMN_RUNS]).unwrap();
         assert!(undecided(&run_of(full), None, 5.0).is_empty());
+    }
+
+    #[test]
+    fn a_metric_the_other_side_measured_once_gets_a_second_run_and_no_more() {
+        use crate::results::MetricStats;
+        // Behind no column, so no floor of runs: only its verdict counts.
+        let id = "lat_mem_rd/s128/16m";
+        assert!(Metric::by_id(id).is_some());
+        let mut s = MetricStats::single(100.0);
+        s.iters = vec![1.0; 10];
+        s.times_ns = (0..10).map(|i| 100.0 + 0.01 * f64::from(i)).collect();
+        let run_of = |s: MetricStats| Run {
+            machine: Default::default(),
+            metrics: [(id.to_string(), s)].into(),
+            origin: crate::results::Origin::Live,
+            meta: crate::store::current_meta(1),
+            imported: None,
+        };
+        let once = run_of(s.clone());
+        let twice = run_of(MetricStats::pool(&[s.clone(), s.clone()]).unwrap());
+        // Against a side of one run, two here: nothing more to gain.
+        assert!(undecided(&twice, Some(&once), 5.0).is_empty());
+        // Against a side of two, one run here is a lone run: measured again.
+        let u = undecided(&once, Some(&twice), 5.0);
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert!(u[0].single);
     }
 
     #[test]
