@@ -751,9 +751,8 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
     // borrowed from other metrics, which need not be like it. It gets a
     // second run first (`run --budget` re-measures it), and stays out of
     // the multiplicity correction, as it is not tested for a call.
-    for row in rows.iter_mut() {
-        let single = row.single_run();
-        if let Some(t) = row.test.as_mut().filter(|_| single) {
+    for row in rows.iter_mut().filter(|r| r.single_run()) {
+        if let Some(t) = row.test.as_mut() {
             t.runs_needed = Some(t.runs_needed.unwrap_or(0).max(2));
             if row.verdict != Verdict::Busy {
                 row.verdict = Verdict::CannotTell;
