@@ -7,6 +7,7 @@
 
 pub mod atomic;
 pub mod cells;
+pub mod columns;
 pub mod criterion_files;
 pub mod filter;
 pub mod lock;

@@ -5,6 +5,7 @@ mod cmd;
 mod report;
 mod saving;
 use lmbench::cells;
+use lmbench::columns;
 use lmbench::criterion_files;
 use lmbench::filter;
 use lmbench::results;

@@ -8,6 +8,7 @@
 use anyhow::{bail, Result};
 use regex::Regex;
 
+use crate::columns::{lmbench_column_metrics, pinned_twins};
 use crate::results::Run;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison, Level, Row, Verdict};
@@ -66,16 +67,6 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
     keys.into_iter()
         .filter(|k| old.machine.get(k) != new.machine.get(k))
         .map(|k| (k.clone(), show(old, k), show(new, k)))
-        .collect()
-}
-
-/// The metrics the columns of lmbench's own summary tables read in `run`
-/// (the tables and columns lmbench 3 prints, local ones), for the share of
-/// them a comparison can resolve.
-pub fn lmbench_column_metrics(run: &Run) -> std::collections::BTreeSet<String> {
-    lmbench_support::import::lmbench3_columns()
-        .into_iter()
-        .flat_map(|(t, i)| crate::cells::reads(&t.columns[i], run))
         .collect()
 }
 
@@ -322,13 +313,24 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
     if !behind.is_empty() {
         let resolved = behind.iter().filter(|r| r.detects(threshold)).count();
+        let twins = settled_by_twins(&behind, &judged, &pinned_twins(new), threshold);
+        let pct = |n: usize| 100.0 * n as f64 / behind.len() as f64;
+        let with_twins = match twins.len() {
+            0 => String::new(),
+            n => format!(
+                "; {} ({:.0}%) with the pinned twins of {n} unpinned round trips (below)",
+                resolved + n,
+                pct(resolved + n)
+            ),
+        };
         out.push_str(&format!(
             "lmbench's own columns: {} metrics behind them here, {resolved} ({:.0}%) can \
-             detect a {threshold}% change.\n",
+             detect a {threshold}% change{with_twins}.\n",
             behind.len(),
-            100.0 * resolved as f64 / behind.len() as f64
+            pct(resolved),
         ));
-        out.push_str(&short_of_threshold(&behind, threshold));
+        out.push_str(&short_of_threshold(&behind, &twins, threshold));
+        out.push_str(&twins_section(&twins));
     }
     let bimodal: Vec<&&Row> = judged.iter().filter(|r| r.modes.is_some()).collect();
     if !bimodal.is_empty() {
@@ -431,11 +433,12 @@ fn sittings_line(s: &Sittings) -> String {
 /// threshold, by program: each one's detectable change and the runs a side
 /// that would settle it, so a reader sees which columns this machine
 /// leaves short of the threshold in one sitting and what more runs would buy.
-fn short_of_threshold(behind: &[&&Row], threshold: f64) -> String {
+fn short_of_threshold(behind: &[&&Row], twins: &[(&Row, &Row)], threshold: f64) -> String {
     let mut by_program: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let settled = |r: &Row| twins.iter().any(|(own, _)| own.id == r.id);
     let mut rows: Vec<(&Row, &verdict::Test)> = behind
         .iter()
-        .filter(|r| !r.detects(threshold))
+        .filter(|r| !r.detects(threshold) && !settled(r))
         .filter_map(|r| Some((**r, r.test.as_ref()?)))
         .collect();
     rows.sort_by(|a, b| a.1.detect_pct.total_cmp(&b.1.detect_pct));
@@ -459,6 +462,52 @@ fn short_of_threshold(behind: &[&&Row], threshold: f64) -> String {
     );
     for (program, items) in by_program {
         out.push_str(&format!("    {program}: {}\n", items.join(", ")));
+    }
+    out
+}
+
+/// The rows behind lmbench's columns that cannot detect `threshold` on
+/// their own while their pinned twin (`twins`: column metric -> twin) can:
+/// (the column's row, the twin's row), in the column's order.
+fn settled_by_twins<'a>(
+    behind: &[&&'a Row],
+    judged: &[&'a Row],
+    twins: &std::collections::BTreeMap<String, String>,
+    threshold: f64,
+) -> Vec<(&'a Row, &'a Row)> {
+    behind
+        .iter()
+        .filter(|r| !r.detects(threshold))
+        .filter_map(|r| {
+            let twin = twins.get(&r.id)?;
+            let t = judged.iter().find(|t| &t.id == twin)?;
+            t.detects(threshold).then_some((**r, *t))
+        })
+        .collect()
+}
+
+/// The unpinned round trips answered by their pinned twins: each one's own
+/// detectable change, then its twin's verdict, change and interval.
+fn twins_section(twins: &[(&Row, &Row)]) -> String {
+    if twins.is_empty() {
+        return String::new();
+    }
+    let mut out = "  settled by their pinned twins (every end on one CPU: the same kernel path \
+                   without the unpinned figure's placement lottery):\n"
+        .to_string();
+    for (own, twin) in twins {
+        let own_detect = own.test.as_ref().map_or(f64::NAN, |t| t.detect_pct);
+        let twin_detect = twin.test.as_ref().map_or(f64::NAN, |t| t.detect_pct);
+        let interval = twin
+            .change_interval_pct()
+            .map_or(String::new(), |(lo, hi)| format!(" [{lo:+.1}, {hi:+.1}]"));
+        out.push_str(&format!(
+            "    {} ±{own_detect:.1}%: {} {} {:+.1}%{interval}, detect ±{twin_detect:.1}%\n",
+            own.id,
+            twin.id,
+            twin.verdict.text(),
+            twin.change_pct,
+        ));
     }
     out
 }
@@ -515,6 +564,9 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         // The metrics behind lmbench 3's own summary columns: the rows a
         // script keeps to ask lmbench's question alone.
         "lmbench_columns": lmbench_column_metrics(new),
+        // For each of those with a pinned twin (the same round trip with
+        // every end on one CPU), the twin's metric.
+        "pinned_twins": pinned_twins(new),
     });
     Ok(serde_json::to_string_pretty(&v)? + "\n")
 }
@@ -718,4 +770,85 @@ pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
         .filter(|r| r.verdict.called() && r.time_change_pct > limit)
         .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{MetricStats, Origin};
+    use lmbench_support::catalog::{lat_pipe, lat_unix, Metric};
+    use lmbench_support::machine::Facts;
+
+    /// One run a level: ten samples each, a tenth of a percent apart.
+    fn stats(levels: &[f64]) -> MetricStats {
+        let runs: Vec<MetricStats> = levels
+            .iter()
+            .map(|&level| {
+                let mut s = MetricStats::single(level);
+                s.iters = (1..=10).map(|i| 100.0 * i as f64).collect();
+                s.times_ns = (s.iters.iter().enumerate())
+                    .map(|(j, n)| level * n * (1.0 + 0.001 * j as f64))
+                    .collect();
+                s
+            })
+            .collect();
+        MetricStats::pool(&runs).expect("runs")
+    }
+
+    fn run(metrics: &[(&Metric, &[f64])]) -> Run {
+        Run {
+            machine: Facts::default(),
+            metrics: (metrics.iter())
+                .map(|(m, levels)| (m.id.to_string(), stats(levels)))
+                .collect(),
+            origin: Origin::Live,
+            meta: crate::store::current_meta(8),
+            imported: None,
+        }
+    }
+
+    #[test]
+    fn an_unpinned_round_trip_its_own_runs_cannot_settle_is_answered_by_its_pinned_twin() {
+        // The unpinned figures spread 30% run to run (placement); the
+        // pinned pipe repeats to a tenth of a percent, the pinned AF_UNIX
+        // spreads as its unpinned figure does.
+        let lottery: &[f64] = &[10e3, 14e3, 11.5e3, 13e3, 10.5e3, 12.5e3, 11e3, 13.5e3];
+        let steady: &[f64] = &[5e3, 5.01e3, 4.99e3, 5.02e3, 5e3, 4.98e3, 5.01e3, 5e3];
+        let side = run(&[
+            (&lat_pipe::PIPE, lottery),
+            (&lat_pipe::PINNED, steady),
+            (&lat_unix::STREAM, lottery),
+            (&lat_unix::PINNED, lottery),
+        ]);
+        let opts = verdict::Options {
+            threshold_pct: 5.0,
+            busy_cpus: lmbench_support::activity::BUSY_CPUS,
+            filter: None,
+            sittings: None,
+        };
+        let c = verdict::compare(&side, &side, &opts);
+        let text = render(&side, &side, &c, opts.busy_cpus);
+        assert!(
+            text.contains(
+                "2 metrics behind them here, 0 (0%) can detect a 5% change; 1 (50%) with \
+                 the pinned twins of 1 unpinned round trips (below)"
+            ),
+            "{text}"
+        );
+        let settled = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("lat_pipe/pipe ±"))
+            .unwrap_or_else(|| panic!("no twin line in {text}"));
+        assert!(
+            settled.contains(": lat_pipe/pinned unchanged +0.0% [") && settled.contains("detect ±"),
+            "{settled}"
+        );
+        // AF_UNIX's twin cannot settle it either: it stays short, on its
+        // own figure.
+        assert!(text.contains("    lat_unix: stream ±"), "{text}");
+        assert!(!text.contains("    lat_pipe: pipe ±"), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&side, &side, &c).expect("json")).expect("parse");
+        assert_eq!(json["pinned_twins"]["lat_pipe/pipe"], "lat_pipe/pinned");
+    }
 }

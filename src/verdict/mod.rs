@@ -59,7 +59,7 @@ pub mod estimate;
 pub mod moderate;
 pub mod noise;
 #[cfg(test)]
-mod sim;
+pub(crate) mod sim;
 pub mod sittings;
 
 use std::collections::BTreeMap;

@@ -98,8 +98,8 @@ pub const COLUMN_RUNS: usize = crate::verdict::estimate::MIN_RUNS_TO_JUDGE;
 #[derive(Debug, Clone)]
 pub struct Candidate {
     pub id: String,
-    /// 0: behind a column of lmbench's own tables; 1: behind another
-    /// summary column; 2: behind none.
+    /// 0: behind a column of lmbench's own tables, or the pinned twin of
+    /// one; 1: behind another summary column; 2: behind none.
     pub tier: u8,
     /// Its detectable change now, percent.
     pub detect_pct: f64,
@@ -112,11 +112,15 @@ pub struct Candidate {
 }
 
 /// The metrics behind the summary's columns in `run`: lmbench's own
-/// columns' (tier 0), then the other tables' (tier 1).
+/// columns' and the pinned twins that answer for its unpinned round trips
+/// (tier 0), then the other tables' (tier 1).
 pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
     let mut out: BTreeMap<String, u8> = BTreeMap::new();
-    for id in crate::cmd::compare::lmbench_column_metrics(run) {
+    for id in crate::columns::lmbench_column_metrics(run) {
         out.insert(id, 0);
+    }
+    for twin in crate::columns::pinned_twins(run).into_values() {
+        out.insert(twin, 0);
     }
     for t in TABLES {
         for c in t.columns {

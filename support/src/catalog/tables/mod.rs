@@ -56,6 +56,25 @@ pub static TABLES: &[&Table] = &[
     &SCALING_AGG,
 ];
 
+/// lmbench's tables of round trips between processes left where the
+/// scheduler puts them, each beside the table of the same columns measured
+/// with every end on one CPU. On a VM the first is a placement lottery (a
+/// ring sharing a vCPU or not, 2 us or 34 us in one run) whose run-to-run
+/// spread hides a kernel's change of several percent; the pinned twin
+/// runs the same kernel path and repeats to a few percent. `compare`
+/// answers a column its own figure cannot settle with the column of the
+/// same header in the twin table, and says so.
+pub static PINNED_TWINS: [(&Table, &Table); 2] =
+    [(&CTX, &CTX_PINNED), (&COMM_LAT, &COMM_LAT_PINNED)];
+
+/// The column of `table` (at index `i`) in its pinned twin table: the one
+/// of the same header, if the table has a twin and the twin that column.
+pub fn pinned_twin(table: &Table, i: usize) -> Option<&'static Column> {
+    let (_, twin) = PINNED_TWINS.iter().find(|(t, _)| std::ptr::eq(*t, table))?;
+    let header = table.columns.get(i)?.header;
+    twin.columns.iter().find(|c| c.header == header)
+}
+
 /// What the clock columns read: the mhz program's two chains.
 fn mhz_inputs() -> Vec<&'static Metric> {
     vec![&super::mhz::ADD, &super::mhz::XOR]
