@@ -22,8 +22,14 @@
 //! - lmbench reports files per second; we report microseconds per file,
 //!   which is what its summary table prints.
 //!
-//! Create on a disk file system varies by an order of magnitude run to run
-//! (background write-back); tmpfs is stable.
+//! On ext4 without a journal, create costs what the deletions of the
+//! minutes before left: ext4 then keeps a freed inode from reuse for a
+//! minute or more and walks past each such inode of the group, from its
+//! first, on every create (in a kernel profile of a slow run, most of the
+//! time is in `recently_deleted`). This bench's own batches, earlier
+//! programs and earlier runs all leave such inodes, so the figure varies by
+//! several times from run to run there (the summary notes it, from the
+//! machine fact `fsdir_journal`); a journaled file system or tmpfs is steady.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -126,6 +132,16 @@ fn lat_fs(c: &mut Criterion) {
     let scratch = check(&cat::CREATE_0K, "scratch directory", scratch_dir());
     let parent = scratch.path();
     eprintln!("lat_fs: files in {}", root.display());
+    let facts = lmbench_support::fs::fsdir_facts();
+    if facts.contains(&(
+        "fsdir_journal",
+        Some(lmbench_support::fs::NO_JOURNAL.into()),
+    )) {
+        eprintln!(
+            "lat_fs: ext4 without a journal: each create walks past the inodes freed in \
+             the minutes before, so create figures vary run to run by several times"
+        );
+    }
     let names: Vec<CString> = (0..FILES_PER_DIR)
         .map(|i| CString::new(format!("f{i:03}")).expect("no NUL"))
         .collect();

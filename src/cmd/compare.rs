@@ -332,6 +332,19 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         out.push_str(&short_of_threshold(&behind, &twins, threshold));
         out.push_str(&twins_section(&twins));
     }
+    // What the file system of either side says of its create figures.
+    if judged.iter().any(|r| r.id.starts_with("lat_fs/create")) {
+        let fs_notes = |run: &Run| (lmbench_support::catalog::tables::FS_VM.notes)(run);
+        let mut notes = fs_notes(new);
+        for n in fs_notes(old) {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        for n in notes {
+            out.push_str(&format!("{n}\n"));
+        }
+    }
     let bimodal: Vec<&&Row> = judged.iter().filter(|r| r.modes.is_some()).collect();
     if !bimodal.is_empty() {
         out.push_str("bimodal (compared inside the main mode; the share of the fast mode moves with placement):\n");

@@ -271,6 +271,13 @@ pub fn fsdir_facts() -> Vec<(&'static str, Option<String>)> {
         .and_then(|text| mount_of(&text, &path));
     #[cfg(not(target_os = "linux"))]
     let mount: Option<Mount> = None;
+    #[cfg(target_os = "linux")]
+    let journal = mount
+        .as_ref()
+        .filter(|m| m.fstype == "ext4")
+        .and_then(|m| ext4_journal(&m.device));
+    #[cfg(not(target_os = "linux"))]
+    let journal: Option<String> = None;
     let (fstype, options, super_options, device) = match mount {
         Some(m) => (
             Some(m.fstype),
@@ -286,7 +293,27 @@ pub fn fsdir_facts() -> Vec<(&'static str, Option<String>)> {
         ("fsdir_mount_options", options),
         ("fsdir_super_options", super_options),
         ("fsdir_device", device),
+        ("fsdir_journal", journal),
     ]
+}
+
+/// The fact value [`fsdir_facts`] records for an ext4 file system
+/// without a journal (`mkfs.ext4 -O ^has_journal`, or tune2fs).
+pub const NO_JOURNAL: &str = "none";
+
+/// Whether the ext4 file system on `device` has a journal: "jbd2", or
+/// [`NO_JOURNAL`]; `None` when sysfs does not say. The kernel names it by
+/// the block device's own name (`/dev/mapper/x` is `dm-0` there).
+#[cfg(target_os = "linux")]
+fn ext4_journal(device: &str) -> Option<String> {
+    let dev = std::fs::canonicalize(device).unwrap_or_else(|_| PathBuf::from(device));
+    let name = dev.file_name()?.to_str()?.to_string();
+    let task = std::fs::read_to_string(format!("/sys/fs/ext4/{name}/journal_task")).ok()?;
+    Some(if task.trim() == "<none>" {
+        NO_JOURNAL.to_string()
+    } else {
+        "jbd2".to_string()
+    })
 }
 
 /// One line of /proc/self/mountinfo, the fields we record.
