@@ -111,7 +111,7 @@ fn floor(c: &mut Criterion) {
 
     // Round trips with both ends on one CPU: a peer started while bound.
     for (m, op) in [(&cat::PIPE_PINNED, "pipe"), (&cat::UNIX_PINNED, "unix")] {
-        on_one_cpu(c, &PROGRAM, m, |c| {
+        on_one_cpu(c, &PROGRAM, &[m], |c| {
             let mut peer = start(m, &file);
             let mut g = Group::new(c, &PROGRAM, Class::Fast);
             bench_peer_op(&mut g, &mut peer, m, op, "");

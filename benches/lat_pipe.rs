@@ -30,7 +30,7 @@ const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 fn lat_pipe(c: &mut Criterion) {
     pipe(c, &cat::PIPE);
     // The same with the peer on our CPU: the one-CPU row.
-    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| pipe(c, &cat::PINNED));
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED], |c| pipe(c, &cat::PINNED));
 }
 
 fn pipe(c: &mut Criterion, m: &'static Metric) {

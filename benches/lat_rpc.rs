@@ -8,6 +8,9 @@
 //! record marking on TCP; see `lmbench_support::rpc`), on 127.0.0.1 ports
 //! the kernel picks, told to the client directly: no portmapper.
 //!
+//! `lat_rpc/pinned_udp` and `lat_rpc/pinned_tcp`: the same with the bench
+//! and a server of its own bound to one CPU (the one-CPU table's row).
+//!
 //! Each reply's xid and char are checked. Where we differ from lmbench: a
 //! UDP call unanswered for 100 ms is sent again and counted (printed after
 //! the group) rather than failing after lmbench's 25 ms budget; a call
@@ -28,17 +31,26 @@ use std::time::Instant;
 use criterion::Criterion;
 use lmbench_support::catalog::lat_rpc::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
-use lmbench_support::harness::{check, failed, Class, Group};
+use lmbench_support::harness::{check, failed, on_one_cpu, Class, Group};
 use lmbench_support::{ipc, remote, rpc};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn lat_rpc(c: &mut Criterion) {
-    let m = &cat::UDP;
-    let (udp, udp_port) = check(m, "bind UDP on 127.0.0.1", ipc::udp_socket());
-    let (listener, tcp_port) = check(&cat::TCP, "listen on 127.0.0.1", ipc::tcp_listener());
+    calls(c, &cat::UDP, &cat::TCP);
+    // The same with the server on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED_UDP, &cat::PINNED_TCP], |c| {
+        calls(c, &cat::PINNED_UDP, &cat::PINNED_TCP)
+    });
+}
+
+/// A fresh server, then one call per iteration over UDP (`udp`) and over
+/// TCP (`tcp`); the server is killed and reaped after.
+fn calls(c: &mut Criterion, udp_m: &'static Metric, tcp_m: &'static Metric) {
+    let (udp, udp_port) = check(udp_m, "bind UDP on 127.0.0.1", ipc::udp_socket());
+    let (listener, tcp_port) = check(tcp_m, "listen on 127.0.0.1", ipc::tcp_listener());
     let server = check(
-        m,
+        udp_m,
         "start the RPC server",
         ipc::spawn_with_fds(PEER, &["rpc"], &[udp.as_raw_fd(), listener.as_raw_fd()]),
     );
@@ -46,10 +58,13 @@ fn lat_rpc(c: &mut Criterion) {
 
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     let clients: [(&'static Metric, rpc::Client); 2] = [
-        (m, check(m, "UDP client", rpc::Client::udp(udp_port))),
         (
-            &cat::TCP,
-            check(&cat::TCP, "TCP client", rpc::Client::tcp(tcp_port)),
+            udp_m,
+            check(udp_m, "UDP client", rpc::Client::udp(udp_port)),
+        ),
+        (
+            tcp_m,
+            check(tcp_m, "TCP client", rpc::Client::tcp(tcp_port)),
         ),
     ];
     for (metric, mut client) in clients {

@@ -28,7 +28,7 @@ const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 fn lat_tcp(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::TCP, ipc::tcp_pair(), PEER, 1);
     // The same with the peer on our CPU: the one-CPU row.
-    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| {
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED], |c| {
         socket_echo(c, &PROGRAM, &cat::PINNED, ipc::tcp_pair(), PEER, 1)
     });
 }

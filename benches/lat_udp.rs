@@ -34,7 +34,7 @@ const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 fn lat_udp(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::UDP, ipc::udp_pair(), PEER, 4);
     // The same with the peer on our CPU: the one-CPU row.
-    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| {
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED], |c| {
         socket_echo(c, &PROGRAM, &cat::PINNED, ipc::udp_pair(), PEER, 4)
     });
 }

@@ -19,7 +19,7 @@ const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 fn lat_unix(c: &mut Criterion) {
     socket_echo(c, &PROGRAM, &cat::STREAM, ipc::socketpair(), PEER, 1);
     // The same with the peer on our CPU: the one-CPU row.
-    on_one_cpu(c, &PROGRAM, &cat::PINNED, |c| {
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED], |c| {
         socket_echo(c, &PROGRAM, &cat::PINNED, ipc::socketpair(), PEER, 1)
     });
 }

@@ -77,11 +77,13 @@ mod tests {
                 &lat_udp::PINNED,
                 &lat_tcp::TCP,
                 &lat_tcp::PINNED,
+                &lat_rpc::UDP,
+                &lat_rpc::PINNED_UDP,
                 &lat_rpc::TCP,
             ])
             .collect();
         let twins = pinned_twins(&run_with(&ids));
-        assert_eq!(twins.len(), lat_ctx::SHAPES.len() + 4, "{twins:?}");
+        assert_eq!(twins.len(), lat_ctx::SHAPES.len() + 5, "{twins:?}");
         for s in lat_ctx::SHAPES.iter() {
             assert_eq!(twins.get(s.2.id).map(String::as_str), Some(s.3.id));
         }
@@ -93,7 +95,11 @@ mod tests {
             twins.get(lat_tcp::TCP.id).map(String::as_str),
             Some(lat_tcp::PINNED.id)
         );
-        // RPC has no pinned twin: it stays on its own figure.
+        assert_eq!(
+            twins.get(lat_rpc::UDP.id).map(String::as_str),
+            Some(lat_rpc::PINNED_UDP.id)
+        );
+        // A column whose twin the run lacks stays on its own figure.
         assert!(!twins.contains_key(lat_rpc::TCP.id));
         // The twins are not lmbench's columns themselves.
         let columns = lmbench_column_metrics(&run_with(&ids));

@@ -573,14 +573,14 @@ pub fn socket_echo(
 }
 
 /// Runs `bench` with this process, and the peers it starts, bound to one
-/// CPU (`proc::OneCpu`), then unbinds; where that is impossible `metric` is
-/// declared skipped. For the one-CPU rows of the local latencies: on a VM,
+/// CPU (`proc::OneCpu`), then unbinds; where that is impossible `metrics`
+/// (what `bench` measures) are declared skipped. For the one-CPU rows of the local latencies: on a VM,
 /// waking a peer on the other vCPU is a placement lottery (58-77 us for a
 /// pipe round trip here against 4-10 us on one CPU).
 pub fn on_one_cpu(
     c: &mut Criterion,
     program: &'static Program,
-    metric: &'static Metric,
+    metrics: &[&'static Metric],
     bench: impl FnOnce(&mut Criterion),
 ) {
     match crate::proc::OneCpu::pin() {
@@ -590,7 +590,9 @@ pub fn on_one_cpu(
         }
         Err(e) => {
             let mut g = Group::new(c, program, Class::Fast);
-            g.skip(metric, format_args!("cannot bind to one CPU: {e}"));
+            for metric in metrics {
+                g.skip(metric, format_args!("cannot bind to one CPU: {e}"));
+            }
             g.finish();
         }
     }

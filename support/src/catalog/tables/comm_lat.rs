@@ -43,6 +43,8 @@ pub static COMM_LAT_PINNED: Table = Table {
         Column::new("Pipe", "", 5, Source::Metric(&lat_pipe::PINNED)),
         Column::new("AF", "UNIX", 5, Source::Metric(&lat_unix::PINNED)),
         Column::new("UDP", "", 5, Source::Metric(&lat_udp::PINNED)),
+        Column::new("RPC/", "UDP", 5, Source::Metric(&lat_rpc::PINNED_UDP)),
         Column::new("TCP", "", 5, Source::Metric(&lat_tcp::PINNED)),
+        Column::new("RPC/", "TCP", 5, Source::Metric(&lat_rpc::PINNED_TCP)),
     ],
 };
