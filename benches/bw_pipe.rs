@@ -10,17 +10,24 @@
 //! A short read is fine (pipes return what is there); end of stream or an
 //! error fails the bench, and so does a writer that stops: each 10 MB has
 //! a 3 s deadline (`harness::timed_reads`: a timer, no thread). The writer
-//! is killed and reaped when we are done.
+//! is killed and reaped when we are done. `bw_pipe/pinned/64k`: the same
+//! with the bench and its writer bound to one CPU (the one-CPU table's row:
+//! on a VM, where the scheduler puts the two ends decides the unpinned
+//! figure).
 
 use criterion::Criterion;
 use lmbench_support::catalog::bw_pipe::{self as cat, PROGRAM};
-use lmbench_support::harness::stream_read_bw;
+use lmbench_support::harness::{on_one_cpu, stream_read_bw};
 use lmbench_support::ipc;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 
 fn bw_pipe(c: &mut Criterion) {
     stream_read_bw(c, &PROGRAM, &cat::READ_64K, ipc::pipe(), PEER);
+    // The same with the writer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED_64K], |c| {
+        stream_read_bw(c, &PROGRAM, &cat::PINNED_64K, ipc::pipe(), PEER)
+    });
 }
 
 lmbench_support::bench_main!(bw_pipe);

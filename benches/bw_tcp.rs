@@ -36,7 +36,7 @@ use lmbench_support::catalog::{
     bw_tcp::{self as cat, PROGRAM},
     Metric,
 };
-use lmbench_support::harness::{check, timed_reads, timed_transfer, Class, Group};
+use lmbench_support::harness::{check, on_one_cpu, timed_reads, timed_transfer, Class, Group};
 use lmbench_support::remote;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
@@ -44,41 +44,51 @@ const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 fn bw_tcp(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
     g.bytes_per_iter(bw::MOVE as u64);
-    let cases: [(&'static Metric, usize); 2] =
-        [(&cat::READ_64K, 64 << 10), (&cat::READ_10M, 10 << 20)];
-    for (m, msg) in cases {
-        let listener = check(m, "listen", bw::tcp_listen(bw::TCP_BUF));
-        let port = check(m, "local port", listener.local_addr()).port();
-        let _writer = check(
-            m,
-            "start writer",
-            bw::spawn_writer(
-                PEER,
-                &[
-                    "tcp",
-                    &port.to_string(),
-                    &msg.to_string(),
-                    &bw::TCP_BUF.to_string(),
-                ],
-                None,
-            ),
-        );
-        let sock = check(
-            m,
-            "accept",
-            bw::accept_within(&listener, Duration::from_secs(10)),
-        );
-        drop(listener);
-        let fd = sock.as_raw_fd();
-        let mut buf = check(m, "buffer", Buf::new(msg, 0));
-        let buf = buf.as_bytes_mut();
-        check(m, "untimed transfer", timed_transfer(fd, buf));
-        g.bench(m, |iters| timed_reads(m, fd, buf, iters));
-        // Close our end first: the writer sees a reset and exits; the
-        // guard then reaps it.
-        drop(sock);
-    }
+    stream(&mut g, &cat::READ_64K, 64 << 10);
+    stream(&mut g, &cat::READ_10M, 10 << 20);
     g.finish();
+    // The 10 MB case with the writer on our CPU: the one-CPU row.
+    on_one_cpu(c, &PROGRAM, &[&cat::PINNED_10M], |c| {
+        let mut g = Group::new(c, &PROGRAM, Class::Bandwidth);
+        g.bytes_per_iter(bw::MOVE as u64);
+        stream(&mut g, &cat::PINNED_10M, 10 << 20);
+        g.finish();
+    });
+}
+
+/// A writer of `msg`-byte messages on a fresh loopback connection, and
+/// `m` timed as reads of 10 MB from it.
+fn stream(g: &mut Group, m: &'static Metric, msg: usize) {
+    let listener = check(m, "listen", bw::tcp_listen(bw::TCP_BUF));
+    let port = check(m, "local port", listener.local_addr()).port();
+    let _writer = check(
+        m,
+        "start writer",
+        bw::spawn_writer(
+            PEER,
+            &[
+                "tcp",
+                &port.to_string(),
+                &msg.to_string(),
+                &bw::TCP_BUF.to_string(),
+            ],
+            None,
+        ),
+    );
+    let sock = check(
+        m,
+        "accept",
+        bw::accept_within(&listener, Duration::from_secs(10)),
+    );
+    drop(listener);
+    let fd = sock.as_raw_fd();
+    let mut buf = check(m, "buffer", Buf::new(msg, 0));
+    let buf = buf.as_bytes_mut();
+    check(m, "untimed transfer", timed_transfer(fd, buf));
+    g.bench(m, |iters| timed_reads(m, fd, buf, iters));
+    // Close our end first: the writer sees a reset and exits; the guard
+    // then reaps it.
+    drop(sock);
 }
 
 fn bw_tcp_remote(c: &mut Criterion) {

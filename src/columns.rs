@@ -51,7 +51,7 @@ mod tests {
     use crate::results::MetricStats;
     use crate::verdict::sim::run_of;
     use lmbench_support::catalog::{
-        lat_ctx, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, Metric,
+        bw_pipe, lat_ctx, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, Metric,
     };
 
     fn run_with(metrics: &[&'static Metric]) -> Run {
@@ -80,10 +80,12 @@ mod tests {
                 &lat_rpc::UDP,
                 &lat_rpc::PINNED_UDP,
                 &lat_rpc::TCP,
+                &bw_pipe::READ_64K,
+                &bw_pipe::PINNED_64K,
             ])
             .collect();
         let twins = pinned_twins(&run_with(&ids));
-        assert_eq!(twins.len(), lat_ctx::SHAPES.len() + 5, "{twins:?}");
+        assert_eq!(twins.len(), lat_ctx::SHAPES.len() + 6, "{twins:?}");
         for s in lat_ctx::SHAPES.iter() {
             assert_eq!(twins.get(s.2.id).map(String::as_str), Some(s.3.id));
         }
@@ -98,6 +100,10 @@ mod tests {
         assert_eq!(
             twins.get(lat_rpc::UDP.id).map(String::as_str),
             Some(lat_rpc::PINNED_UDP.id)
+        );
+        assert_eq!(
+            twins.get(bw_pipe::READ_64K.id).map(String::as_str),
+            Some(bw_pipe::PINNED_64K.id)
         );
         // A column whose twin the run lacks stays on its own figure.
         assert!(!twins.contains_key(lat_rpc::TCP.id));

@@ -59,8 +59,8 @@ const PLACEMENT: &[&str] = &[
     "lat_rpc/tcp",
     "lat_wake/unpinned/",
     "lat_ctx/switch_unpinned/",
-    "bw_pipe/",
-    "bw_unix/",
+    "bw_pipe/read/",
+    "bw_unix/read/",
     "bw_tcp/read/",
 ];
 

@@ -11,6 +11,11 @@ pub static READ_10M: Metric = Metric::median(
     MBps,
     "read(2) of 10 MB from a loopback TCP socket (buffers 1 MB) in reads of up to 10 MB; the peer writes 10 MB messages",
 );
+pub static PINNED_10M: Metric = Metric::median(
+    "bw_tcp/pinned/10m",
+    MBps,
+    "as bw_tcp/read/10m, with the bench and its writer bound to one CPU",
+);
 
 pub static REMOTE_READ_10M: Metric = Metric::median(
     "bw_tcp/remote_read/10m",
@@ -26,5 +31,5 @@ pub static REMOTE_WRITE_10M: Metric = Metric::median(
 pub static PROGRAM: Program = Program {
     name: "bw_tcp",
     about: "TCP bandwidth, socket buffers 1 MB: loopback with 64 KB and 10 MB messages; to and from a remote peer with LMBENCH_REMOTE",
-    metrics: &[&READ_64K, &READ_10M, &REMOTE_READ_10M, &REMOTE_WRITE_10M],
+    metrics: &[&READ_64K, &READ_10M, &PINNED_10M, &REMOTE_READ_10M, &REMOTE_WRITE_10M],
 };

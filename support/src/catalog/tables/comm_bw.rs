@@ -6,6 +6,21 @@ use crate::catalog::{
     Source, Table, Unit,
 };
 
+/// Not an lmbench table: the local stream bandwidths with the bench and
+/// its writer bound to one CPU (as `comm_lat_pinned` for the round trips),
+/// a stable figure beside lmbench's placement-dependent one on a VM.
+pub static COMM_BW_PINNED: Table = Table {
+    key: "comm_bw_pinned",
+    title: "*Local* Communication bandwidths, both ends on one CPU (not in lmbench) - MB/s, bigger is better",
+    unit: Unit::MBps,
+    notes: crate::catalog::no_notes,
+    columns: &[
+        Column::new("Pipe", "", 5, Source::Metric(&bw_pipe::PINNED_64K)),
+        Column::new("AF", "UNIX", 5, Source::Metric(&bw_unix::PINNED_64K)),
+        Column::new("TCP", "", 5, Source::Metric(&bw_tcp::PINNED_10M)),
+    ],
+};
+
 pub static COMM_BW: Table = Table {
     key: "comm_bw",
     title: "*Local* Communication bandwidths in MB/s - bigger is better",

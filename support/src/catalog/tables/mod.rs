@@ -14,7 +14,7 @@ mod scaling;
 mod sysparams;
 
 pub use cache_line::CACHE_LINE;
-pub use comm_bw::COMM_BW;
+pub use comm_bw::{COMM_BW, COMM_BW_PINNED};
 pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
@@ -46,6 +46,7 @@ pub static TABLES: &[&Table] = &[
     &REMOTE_LAT,
     &FS_VM,
     &COMM_BW,
+    &COMM_BW_PINNED,
     &REMOTE_BW,
     &MEM_LAT,
     &MEM_RAND,
@@ -56,16 +57,20 @@ pub static TABLES: &[&Table] = &[
     &SCALING_AGG,
 ];
 
-/// lmbench's tables of round trips between processes left where the
-/// scheduler puts them, each beside the table of the same columns measured
-/// with every end on one CPU. On a VM the first is a placement lottery (a
-/// ring sharing a vCPU or not, 2 us or 34 us in one run) whose run-to-run
-/// spread hides a kernel's change of several percent; the pinned twin
-/// runs the same kernel path and repeats to a few percent. `compare`
+/// lmbench's tables of round trips and streams between processes left
+/// where the scheduler puts them, each beside the table of the same
+/// columns measured with every end on one CPU. On a VM the first is a
+/// placement lottery (a ring sharing a vCPU or not, 2 us or 34 us in one
+/// run) whose run-to-run spread hides a kernel's change of several
+/// percent; the pinned twin runs the same kernel path and repeats to a
+/// few percent. `compare`
 /// answers a column its own figure cannot settle with the column of the
 /// same header in the twin table, and says so.
-pub static PINNED_TWINS: [(&Table, &Table); 2] =
-    [(&CTX, &CTX_PINNED), (&COMM_LAT, &COMM_LAT_PINNED)];
+pub static PINNED_TWINS: [(&Table, &Table); 3] = [
+    (&CTX, &CTX_PINNED),
+    (&COMM_LAT, &COMM_LAT_PINNED),
+    (&COMM_BW, &COMM_BW_PINNED),
+];
 
 /// The column of `table` (at index `i`) in its pinned twin table: the one
 /// of the same header, if the table has a twin and the twin that column.
