@@ -318,7 +318,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         let with_twins = match twins.len() {
             0 => String::new(),
             n => format!(
-                "; {} ({:.0}%) with the pinned twins of {n} unpinned round trips (below)",
+                "; {} ({:.0}%) with the pinned twins of {n} unpinned figures (below)",
                 resolved + n,
                 pct(resolved + n)
             ),
@@ -499,7 +499,7 @@ fn settled_by_twins<'a>(
         .collect()
 }
 
-/// The unpinned round trips answered by their pinned twins: each one's own
+/// The unpinned figures answered by their pinned twins: each one's own
 /// detectable change, then its twin's verdict, change and interval.
 fn twins_section(twins: &[(&Row, &Row)]) -> String {
     if twins.is_empty() {
@@ -844,7 +844,7 @@ mod tests {
         assert!(
             text.contains(
                 "2 metrics behind them here, 0 (0%) can detect a 5% change; 1 (50%) with \
-                 the pinned twins of 1 unpinned round trips (below)"
+                 the pinned twins of 1 unpinned figures (below)"
             ),
             "{text}"
         );
