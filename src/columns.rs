@@ -86,25 +86,15 @@ mod tests {
             .collect();
         let twins = pinned_twins(&run_with(&ids));
         assert_eq!(twins.len(), lat_ctx::SHAPES.len() + 6, "{twins:?}");
-        for s in lat_ctx::SHAPES.iter() {
-            assert_eq!(twins.get(s.2.id).map(String::as_str), Some(s.3.id));
+        let pairs = lat_ctx::SHAPES.iter().map(|s| (s.2, s.3)).chain([
+            (&lat_pipe::PIPE, &lat_pipe::PINNED),
+            (&lat_tcp::TCP, &lat_tcp::PINNED),
+            (&lat_rpc::UDP, &lat_rpc::PINNED_UDP),
+            (&bw_pipe::READ_64K, &bw_pipe::PINNED_64K),
+        ]);
+        for (own, twin) in pairs {
+            assert_eq!(twins.get(own.id).map(String::as_str), Some(twin.id));
         }
-        assert_eq!(
-            twins.get(lat_pipe::PIPE.id).map(String::as_str),
-            Some(lat_pipe::PINNED.id)
-        );
-        assert_eq!(
-            twins.get(lat_tcp::TCP.id).map(String::as_str),
-            Some(lat_tcp::PINNED.id)
-        );
-        assert_eq!(
-            twins.get(lat_rpc::UDP.id).map(String::as_str),
-            Some(lat_rpc::PINNED_UDP.id)
-        );
-        assert_eq!(
-            twins.get(bw_pipe::READ_64K.id).map(String::as_str),
-            Some(bw_pipe::PINNED_64K.id)
-        );
         // A column whose twin the run lacks stays on its own figure.
         assert!(!twins.contains_key(lat_rpc::TCP.id));
         // The twins are not lmbench's columns themselves.

@@ -577,8 +577,8 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         // The metrics behind lmbench 3's own summary columns: the rows a
         // script keeps to ask lmbench's question alone.
         "lmbench_columns": lmbench_column_metrics(new),
-        // For each of those with a pinned twin (the same round trip with
-        // every end on one CPU), the twin's metric.
+        // For each of those with a pinned twin (the same switch, round
+        // trip or stream with every end on one CPU), the twin's metric.
         "pinned_twins": pinned_twins(new),
     });
     Ok(serde_json::to_string_pretty(&v)? + "\n")
