@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod cells;
 pub mod columns;
 pub mod criterion_files;
+pub mod environment;
 pub mod filter;
 pub mod lock;
 pub mod results;

@@ -1,6 +1,7 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 //! This file only parses the command line and dispatches (`cmd/`).
 
+mod closed_pipe;
 mod cmd;
 mod report;
 mod saving;
@@ -23,21 +24,57 @@ use clap::Parser;
 #[command(
     name = "lmbench",
     version,
-    about = "lmbench's OS and hardware micro-benchmarks, as Criterion groups"
+    about = "lmbench's OS and hardware micro-benchmarks, as Criterion groups",
+    after_help = lmbench::environment::help()
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: cmd::Cmd,
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command.run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let cli = Cli::parse();
+    closed_pipe::run(
+        || {
+            workspace::check_env()?;
+            cli.command.run()
+        },
+        |e| {
             eprintln!("lmbench: {e:#}");
             // 1 is a regression found (`compare --fail-on-regression`,
             // `check`), 125 "cannot tell" (`check`): an error is neither.
             ExitCode::from(2)
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument and option of every command says what it is in
+    /// `--help`.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
         }
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&cmd, "lmbench", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:?}");
     }
 }

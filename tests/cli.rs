@@ -130,6 +130,36 @@ fn bad_flag_is_an_error() {
     assert!(stderr(&o).contains("--no-such-flag"));
 }
 
+/// `lmbench list | head`: the reader closes the pipe after a few lines;
+/// the command ends quietly with a closed pipe's status (141, as a shell
+/// reports `grep` stopped so), not a panic and its backtrace.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let env = Env::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lmbench"))
+        .arg("list")
+        .env("CRITERION_HOME", env.criterion())
+        .env("LMBENCH_RESULTS", env.results())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running lmbench list");
+    let mut head = [0u8; 64];
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_exact(&mut head)
+        .expect("the first lines of the list");
+    // The read end is dropped here: the rest of the list (far more than a
+    // pipe's buffer) meets a closed pipe.
+    let out = child.wait_with_output().expect("lmbench list ends");
+    assert_eq!(out.status.code(), Some(141), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
 #[test]
 fn list_names_every_metric() {
     let env = Env::new();
@@ -177,4 +207,89 @@ fn summary_floors_shows_each_metric_beside_its_floor() {
     let o = env.lmbench(&["summary", "--floors", "--spread"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--spread"), "{}", stderr(&o));
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    let env = Env::new();
+    let bash = env.lmbench(&["completions", "bash"]);
+    assert!(bash.status.success(), "{}", stderr(&bash));
+    let script = stdout(&bash);
+    assert!(script.contains("_lmbench()"), "{script}");
+    assert!(script.contains("complete -F _lmbench"), "{script}");
+    // Every command is completed.
+    for command in ["run", "summary", "compare", "check", "profile", "man"] {
+        assert!(script.contains(command), "{command} not completed");
+    }
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = env.lmbench(&["completions", shell]);
+        assert!(o.status.success() && !o.stdout.is_empty(), "{shell}");
+    }
+    let bad = env.lmbench(&["completions", "tcsh"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn man_prints_the_page_or_writes_one_per_command() {
+    let env = Env::new();
+    let page = env.lmbench(&["man"]);
+    assert!(page.status.success(), "{}", stderr(&page));
+    assert!(stdout(&page).contains(".TH lmbench 1"));
+    let dir = env.results().join("man");
+    let o = env.lmbench(&["man", "--dir", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for page in [
+        "lmbench.1",
+        "lmbench-run.1",
+        "lmbench-compare.1",
+        "lmbench-check.1",
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).expect(page);
+        assert!(text.contains(".TH"), "{page}");
+    }
+    // A directory that cannot be made: one line, exit 2.
+    let file = env.results().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let o = env.lmbench(&["man", "--dir", file.join("man").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn list_describes_the_metrics_a_pattern_matches() {
+    let env = Env::new();
+    let o = env.lmbench(&["list", "^lat_proc/fork$"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("lat_proc/fork\n"), "{text}");
+    for line in [
+        "  unit      us",
+        "  columns   processes: fork proc",
+        "  floor     floor/fork ",
+    ] {
+        assert!(text.contains(line), "{line:?} missing:\n{text}");
+    }
+    assert_eq!(text.matches("\n\n").count(), 0, "one metric only");
+    let floor = stdout(&env.lmbench(&["list", "^floor/fork$"]));
+    assert!(floor.contains("  floor of  lat_proc/fork"), "{floor}");
+    for bad in ["no_such_metric", "("] {
+        let o = env.lmbench(&["list", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_workspace_variable_that_is_no_checkout_is_refused() {
+    let env = Env::new();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lmbench"))
+        .arg("summary")
+        .env("LMBENCH_WORKSPACE", env.results())
+        .env("LMBENCH_RESULTS", env.results())
+        .output()
+        .expect("running lmbench");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("LMBENCH_WORKSPACE="), "{err}");
 }

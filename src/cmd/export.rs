@@ -91,6 +91,8 @@ pub fn export(run: &Run, name: &str) -> Result<Value> {
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
+    /// The run: `latest`, MACHINE/LABEL under results/, or a run's
+    /// directory.
     pub run: String,
     /// Baseline name critcmp shows (default: machine/label).
     #[arg(long)]

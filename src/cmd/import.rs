@@ -18,8 +18,11 @@ use crate::store;
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(required = true)]
+    /// The C suite's output: SUMMARY posts of lmbench 1.x-3.x, or the
+    /// per-run results files it writes.
+    #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// The label of the imported runs: results/<host>/<LABEL>/.
     #[arg(long)]
     pub label: String,
     /// The machine name, when the files hold one machine (default: its host).

@@ -1,9 +1,11 @@
-//! `lmbench list`: every metric with its unit, the columns it feeds, and
-//! what its timed region contains.
+//! `lmbench list [METRIC]`: every metric with its unit, the columns it
+//! feeds, and what its timed region contains; or the metrics matching
+//! METRIC, each described whole.
 
 use std::collections::HashMap;
 
-use lmbench_support::catalog::{Metric, PROGRAMS, TABLES};
+use lmbench_support::catalog::floors::{floor_of, floored_by};
+use lmbench_support::catalog::{Headline, Metric, Program, PROGRAMS, TABLES};
 
 /// Every column each metric feeds ("table: column"), by metric id: every
 /// input a column lists, the points a computed one may pick included.
@@ -20,12 +22,20 @@ fn columns_by_metric() -> HashMap<&'static str, Vec<String>> {
     cols
 }
 
-// `lmbench list` takes no arguments.
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Only the metrics whose id matches this regular expression, each
+    /// with its program, unit, columns, timed region and floor (`lmbench
+    /// list '^lat_proc/fork$'`).
+    pub metric: Option<String>,
+}
 
-pub fn run(_: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<()> {
     let cols = columns_by_metric();
+    if let Some(pattern) = args.metric {
+        return describe_matching(&pattern, &cols);
+    }
     for p in PROGRAMS {
         println!("{}: {}", p.name, p.about);
         for m in p.metrics {
@@ -39,6 +49,58 @@ pub fn run(_: Args) -> anyhow::Result<()> {
     }
     mem_lat_points();
     Ok(())
+}
+
+/// `lmbench list PATTERN`: each matching metric, a paragraph each.
+fn describe_matching(pattern: &str, cols: &HashMap<&str, Vec<String>>) -> anyhow::Result<()> {
+    let re = crate::filter::metric_regex(pattern, "METRIC")?;
+    let mut found = 0;
+    for p in PROGRAMS {
+        for m in p.metrics.iter().filter(|m| re.is_match(m.id)) {
+            if found > 0 {
+                println!();
+            }
+            found += 1;
+            describe(p, m, cols);
+        }
+    }
+    if found == 0 {
+        anyhow::bail!("no metric matches {pattern:?}: `lmbench list` prints them all");
+    }
+    Ok(())
+}
+
+/// One metric: what it measures and how, and where its figure goes.
+fn describe(program: &Program, m: &Metric, cols: &HashMap<&str, Vec<String>>) {
+    println!("{}", m.id);
+    println!("  program   {}: {}", program.name, program.about);
+    println!("  unit      {}", m.unit.label());
+    println!(
+        "  figure    {} of the run's samples",
+        match m.headline {
+            Headline::Median => "the median",
+            Headline::Min => "the minimum",
+        }
+    );
+    match cols.get(m.id) {
+        Some(c) => println!("  columns   {}", c.join(", ")),
+        None => println!("  columns   none (no summary column reads it)"),
+    }
+    println!("  timed     {}", m.timed);
+    match floor_of(m) {
+        Some(f) => println!(
+            "  floor     {} (a bare loop of the same operation, measured beside it)",
+            f.id
+        ),
+        None => {
+            let of: Vec<&str> = floored_by(m).map(|x| x.id).collect();
+            if of.is_empty() {
+                println!("  floor     none");
+            } else {
+                println!("  floor of  {}", of.join(", "));
+            }
+        }
+    }
 }
 
 /// The memory-latency table's columns read sweep points chosen from this

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod export;
 pub mod import;
 pub mod list;
@@ -48,7 +49,8 @@ pub enum Cmd {
     Restore(restore::Args),
     /// Print a run in critcmp's export format.
     Export(export::Args),
-    /// List every metric: unit, summary column, timed region.
+    /// List every metric (unit, summary column, timed region), or describe
+    /// the metrics matching METRIC (adding the program, figure and floor).
     List(list::Args),
     /// Serve the remote benches of another machine (its LMBENCH_REMOTE):
     /// echo, RPC, accept-and-close and bandwidth services on demand.
@@ -58,6 +60,12 @@ pub enum Cmd {
     /// Profile one metric (perf, kernel included, else pprof): flamegraph
     /// SVG, top frames as text, and a differential flamegraph with --vs.
     Profile(profile::Args),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish,
+    /// powershell): `lmbench completions bash > ~/.local/share/bash-completion/completions/lmbench`.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page lmbench(1), or write every command's page
+    /// into a directory (`--dir`).
+    Man(completions::ManArgs),
 }
 
 impl Cmd {
@@ -76,6 +84,8 @@ impl Cmd {
             Cmd::Serve(a) => serve::run(a),
             Cmd::Plot(a) => plot::run(a),
             Cmd::Profile(a) => profile::run(a),
+            Cmd::Completions(a) => completions::completions(a),
+            Cmd::Man(a) => completions::man(a),
         }
     }
 }

@@ -13,6 +13,7 @@ const RESERVED: &[&str] = &["new", "change", "report", "profile"];
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
+    /// The saved run: MACHINE/LABEL under results/, or a run's directory.
     pub run: String,
     /// Baseline name (default: the run's label).
     #[arg(long = "as", value_name = "NAME")]

@@ -11,6 +11,8 @@ use crate::store;
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
+    /// The name of this run: saved as results/MACHINE/LABEL (an existing
+    /// one is kept unless --force).
     #[arg(long)]
     pub label: String,
     /// Default: the host name.

@@ -11,7 +11,11 @@ use crate::store;
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
+    /// The runs, one row each: `latest` (Criterion's live results, the
+    /// default), MACHINE/LABEL under results/, or a run's directory.
+    #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Show each figure's spread: `--spread=iqr` (the default: ± half the

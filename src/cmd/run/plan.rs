@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::results::MetricStats;
 use anyhow::{bail, Context, Result};
-use lmbench_support::catalog::floors::FLOORS;
+use lmbench_support::catalog::floors::{floor_of, FLOORS};
 use lmbench_support::catalog::{floor, Metric, Program, PROGRAMS};
 
 /// One `cargo bench`: a program and the filter its bench gets (none: all
@@ -56,14 +56,6 @@ fn exact(ids: &[&Metric]) -> String {
         [one] => format!("^{one}$"),
         _ => format!("^({})$", ids.join("|")),
     }
-}
-
-/// The floor of `m`, if it has one.
-fn floor_of(m: &Metric) -> Option<&'static Metric> {
-    FLOORS
-        .iter()
-        .find(|f| std::ptr::eq(f.metric, m))
-        .map(|f| f.floor)
 }
 
 /// The program that registers `m`: the bench that measures it.

@@ -44,6 +44,22 @@ pub static FLOORS: &[Floor] = &[
     f(point(mem::INPAGE, "16m"), &floor::INPAGE_16M),
 ];
 
+/// The floor of `metric`, if it has one.
+pub fn floor_of(metric: &Metric) -> Option<&'static Metric> {
+    FLOORS
+        .iter()
+        .find(|f| std::ptr::eq(f.metric, metric))
+        .map(|f| f.floor)
+}
+
+/// The metrics `floor` is the floor of (none for a metric that is no floor).
+pub fn floored_by(floor: &Metric) -> impl Iterator<Item = &'static Metric> + '_ {
+    FLOORS
+        .iter()
+        .filter(move |f| std::ptr::eq(f.floor, floor))
+        .map(|f| f.metric)
+}
+
 const fn f(metric: &'static Metric, floor: &'static Metric) -> Floor {
     Floor { metric, floor }
 }

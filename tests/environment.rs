@@ -1,0 +1,94 @@
+//! The environment variables the sources read are the ones
+//! `lmbench::environment` lists, and `lmbench --help` names the user's.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use lmbench::environment::{Setter, VARIABLES};
+
+/// The text of every source file of the workspace the suite is built
+/// from (Rust and build scripts; the test fixtures are data, not sources).
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if !matches!(name.as_str(), "target" | "fixtures" | "golden") {
+                    walk(&p, out);
+                }
+            } else if name.ends_with(".rs") {
+                let text = std::fs::read_to_string(&p).expect("reading a source file");
+                out.push((p.display().to_string(), text));
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["src", "support", "benches", "tests", "exec_targets"] {
+        walk(&root.join(dir), &mut out);
+    }
+    let build = std::fs::read_to_string(root.join("build.rs")).expect("build.rs");
+    out.push(("build.rs".into(), build));
+    out.retain(|(path, _)| !path.ends_with("src/environment.rs") && !path.ends_with(file!()));
+    out
+}
+
+/// Every `LMBENCH_NAME` in `text`.
+fn names_in(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("LMBENCH_") {
+        let tail = &rest[at..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(tail.len());
+        let name = tail[..len].trim_end_matches('_');
+        if name.len() > "LMBENCH_".len() {
+            names.insert(name.to_string());
+        }
+        rest = &tail[len.max(1)..];
+    }
+    names
+}
+
+#[test]
+fn the_sources_read_exactly_the_listed_variables() {
+    let sources = sources();
+    let listed: BTreeSet<&str> = VARIABLES.iter().map(|v| v.name).collect();
+    let mut unlisted = BTreeSet::new();
+    for (path, text) in &sources {
+        for name in names_in(text) {
+            if !listed.contains(name.as_str()) {
+                unlisted.insert(format!("{name} ({path})"));
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "read but not in lmbench::environment::VARIABLES: {unlisted:?}"
+    );
+    for v in VARIABLES {
+        assert!(
+            sources.iter().any(|(_, text)| text.contains(v.name)),
+            "{} is listed but no source reads it",
+            v.name
+        );
+    }
+}
+
+#[test]
+fn help_names_every_user_variable() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lmbench"))
+        .arg("--help")
+        .output()
+        .expect("running lmbench --help");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for v in VARIABLES.iter().filter(|v| v.setter == Setter::User) {
+        assert!(help.contains(v.name), "{} missing from --help", v.name);
+    }
+}
