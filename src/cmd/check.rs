@@ -82,7 +82,7 @@ pub fn run(opts: Args) -> Result<()> {
             crate::store::resolve(&opts.baseline)?,
         ),
         None => {
-            let (new, old) = run::measure(&run::Args {
+            let measured = run::measure(&run::Args {
                 quick: !opts.full,
                 wait_idle: None,
                 filter: opts.filter.clone(),
@@ -94,8 +94,10 @@ pub fn run(opts: Args) -> Result<()> {
                 machine: None,
                 force: false,
                 paired: false,
+                keep_going: false,
             })?;
-            (new, old.expect("measure resolves --against"))
+            let old = measured.against.expect("measure resolves --against");
+            (measured.run, old)
         }
     };
     let busy = opts.busy_threshold / 100.0;

@@ -17,6 +17,7 @@ use crate::results::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
 
+mod eta;
 mod plan;
 mod rounds;
 
@@ -74,6 +75,19 @@ pub struct Args {
     /// pairs are alternated N times and each round's ratios printed.
     #[arg(long)]
     pub paired: bool,
+    /// Go on past a program that fails (its metrics are missing from the
+    /// run, the others kept and saved); the failures are listed at the end
+    /// and the exit status is still an error's.
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+/// What `measure` made: the run, the `--against` run it was settled
+/// against, and the programs that failed under `--keep-going`.
+pub struct Measured {
+    pub run: Run,
+    pub against: Option<Run>,
+    pub failed: Vec<String>,
 }
 
 fn cargo() -> String {
@@ -83,19 +97,35 @@ fn cargo() -> String {
 /// `lmbench run`: measure, print the summary (and the comparison with
 /// `--against`).
 pub fn run(opts: Args) -> Result<()> {
-    let (run, against) = measure(&opts)?;
+    let Measured {
+        run,
+        against,
+        failed,
+    } = measure(&opts)?;
     print!("{}", crate::report::render(std::slice::from_ref(&run))?);
     if let Some(old) = against {
         let busy = lmbench_support::activity::BUSY_CPUS;
         let c = super::compare::comparison(&old, &run, opts.threshold, busy, None, None);
         print!("\n{}", super::compare::render(&old, &run, &c, busy));
     }
+    if !failed.is_empty() {
+        bail!(
+            "{} failed (--keep-going kept the rest; their output is in {}): {}",
+            if failed.len() == 1 {
+                "a program".to_string()
+            } else {
+                format!("{} programs", failed.len())
+            },
+            lmbench::lock::run_dir().join("run.log").display(),
+            failed.join(", ")
+        );
+    }
     Ok(())
 }
 
 /// Measures as `opts` say: the run made (as saved, with --save) and the
 /// `--against` run it was settled against.
-pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
+pub fn measure(opts: &Args) -> Result<Measured> {
     // A bad baseline is one line before anything runs.
     let against = opts
         .against
@@ -151,6 +181,8 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
         .transpose()?;
     let mut rng = rounds::Rng::from_clock();
     let mut costs = rounds::Costs::default();
+    let mut durations = eta::Durations::load(&log_dir, opts.quick);
+    let mut failed: Vec<String> = Vec::new();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
     let full_rounds = if budget.is_some() { 1 } else { opts.runs };
     for rep in 1..=full_rounds {
@@ -179,17 +211,29 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
         let n = order.len();
         for (i, step) in order.iter().enumerate() {
             let p = step.program;
+            // This step and the rest of this round, then the full rounds
+            // after it.
+            let rest = order[i..].iter().map(|s| (s.program, s.metrics));
+            let later = steps.iter().map(|s| (s.program, s.metrics));
+            let later_rounds = (full_rounds - rep) as usize;
+            let left = eta::left(
+                durations.estimate(rest.chain(later.cycle().take(later_rounds * steps.len()))),
+            );
             match (&step.filter, step.metrics) {
                 (Some(id), 1) => eprintln!(
-                    "[{}/{n}] {} ({})",
+                    "[{}/{n}] {} ({}){left}",
                     i + 1,
                     p.name,
                     id.trim_matches(['^', '$'])
                 ),
-                (_, k) => eprintln!("[{}/{n}] {} ({k} metrics)", i + 1, p.name),
+                (_, k) => eprintln!("[{}/{n}] {} ({k} metrics){left}", i + 1, p.name),
             }
             let started = Instant::now();
-            let timed = bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path)?;
+            let outcome = bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path);
+            let Some(timed) = keep_going(outcome, opts.keep_going, p, &mut failed)? else {
+                continue;
+            };
+            durations.record(p, step.metrics, started.elapsed());
             costs.record(&plan::step_metrics(step), started.elapsed(), &timed);
             eprintln!(
                 "      {} done in {:.1}s (total {:.0}s)",
@@ -251,7 +295,12 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
                 let f = rounds::exact(ids);
                 eprintln!("      {} ({} metrics)", p.name, ids.len());
                 let started = Instant::now();
-                let timed = bench_program(p, Some(&f), opts.quick, &mut log, &log_path)?;
+                let outcome = bench_program(p, Some(&f), opts.quick, &mut log, &log_path);
+                let Some(timed) = keep_going(outcome, opts.keep_going, p, &mut failed)? else {
+                    // Not asked for again: it would fail again.
+                    unmeasured.extend(ids.iter().cloned());
+                    continue;
+                };
                 let ms: Vec<&'static lmbench_support::catalog::Metric> = p
                     .metrics
                     .iter()
@@ -296,7 +345,32 @@ pub fn measure(opts: &Args) -> Result<(Run, Option<Run>)> {
             .join(&save.label);
         run = crate::store::load(&dir)?;
     }
-    Ok((run, against))
+    failed.sort();
+    failed.dedup();
+    Ok(Measured {
+        run,
+        against,
+        failed,
+    })
+}
+
+/// A program's outcome under `--keep-going`: its timings, or (when it
+/// failed and the run goes on) none, the failure said and counted.
+fn keep_going<T>(
+    outcome: Result<T>,
+    go_on: bool,
+    p: &Program,
+    failed: &mut Vec<String>,
+) -> Result<Option<T>> {
+    match outcome {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if go_on => {
+            eprintln!("      {e:#}: going on (--keep-going)");
+            failed.push(p.name.to_string());
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The run the rounds so far make: every metric's samples pooled over the

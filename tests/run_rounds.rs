@@ -1,0 +1,200 @@
+//! `lmbench run` past a program that fails and past Ctrl-C: the rounds
+//! that finished are saved as they finish, `--keep-going` keeps the
+//! programs that ran, and the progress lines estimate the time left.
+//!
+//! A script stands in for cargo: the build is a no-op and each bench is
+//! the test-profile bench binary in bench mode, so the real benches run
+//! (quick preset, one metric) without a release build.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use common::bench_exe;
+
+/// A scratch world: Criterion's home, results, the run's target dir (its
+/// lock, log and durations) and the fake cargo.
+struct World {
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    /// `fail`: the program the fake cargo fails; `sleep_at`: the bench
+    /// invocation (1-based) it holds for two minutes first (a marker file
+    /// says it has started holding).
+    fn new(fail: &str, sleep_at: u32) -> World {
+        let w = World {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir(w.path("fs")).unwrap();
+        let exe = |name: &str| bench_exe(name).display().to_string();
+        let script = format!(
+            "#!/bin/sh\n\
+             case \"$*\" in *--no-run*) exit 0;; esac\n\
+             # cargo bench --quiet --bench NAME -- [FILTER]\n\
+             name=$4; shift 5\n\
+             n=$(cat {count} 2>/dev/null || echo 0); n=$((n + 1)); echo $n > {count}\n\
+             [ \"$name\" = {fail} ] && exit 3\n\
+             if [ $n = {sleep_at} ]; then touch {holding}; sleep 120; fi\n\
+             case $name in\n\
+               lat_syscall) exec {syscall} --bench \"$@\";;\n\
+               lat_sig) exec {sig} --bench \"$@\";;\n\
+               floor) exec {floor} --bench \"$@\";;\n\
+             esac\n\
+             exit 4\n",
+            count = w.path("count").display(),
+            holding = w.path("holding").display(),
+            syscall = exe("lat_syscall"),
+            sig = exe("lat_sig"),
+            floor = exe("floor"),
+        );
+        std::fs::write(w.path("cargo"), script).unwrap();
+        std::fs::set_permissions(w.path("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        w
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn lmbench(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lmbench"));
+        c.args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO", self.path("cargo"))
+            .env("CARGO_TARGET_DIR", self.path("target"))
+            .env("CRITERION_HOME", self.path("criterion"))
+            .env("LMBENCH_RESULTS", self.path("results"))
+            .env("LMBENCH_FSDIR", self.path("fs"))
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn saved(&self, label: &str) -> Option<serde_json::Value> {
+        let text = std::fs::read(self.path("results").join("vm").join(label).join("run.json"));
+        text.ok().map(|t| serde_json::from_slice(&t).unwrap())
+    }
+}
+
+/// Kills the process group of the run (a failed assertion must not leave
+/// a bench or the fake cargo's sleep running).
+struct GroupGuard(u32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.0 as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn ctrl_c_in_the_second_of_three_rounds_keeps_the_first() {
+    // Round one runs lat_syscall/null and its floor: two benches.
+    let world = World::new("none", 3);
+    let mut run = world
+        .lmbench(&[
+            "run",
+            "--quick",
+            "--runs",
+            "3",
+            "--save",
+            "first",
+            "--machine",
+            "vm",
+            "^lat_syscall/null$",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let _guard = GroupGuard(run.id());
+    // Read the progress until the second round's bench holds.
+    let mut lines = Vec::new();
+    let stderr = BufReader::new(run.stderr.take().unwrap());
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        let second_round =
+            line.starts_with("[1/") && lines.iter().any(|l: &String| l == "round 2 of 3");
+        lines.push(line);
+        if second_round {
+            break;
+        }
+    }
+    let holding = world.path("holding");
+    for _ in 0..200 {
+        if holding.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        holding.exists(),
+        "the second round never started: {lines:#?}"
+    );
+    // Ctrl-C: SIGINT to the terminal's foreground process group.
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(run.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = run.wait().unwrap();
+    assert!(!status.success());
+    let saved = world.saved("first").expect("the first round was saved");
+    assert_eq!(saved["runs_pooled"], 1, "{saved:#}");
+    assert!(saved["metrics"]["lat_syscall/null"].is_object());
+    // The second round was estimated from the first.
+    let progress = lines.last().unwrap();
+    assert!(progress.ends_with(" s left"), "{lines:#?}");
+}
+
+fn run_two_programs(world: &World, keep_going: bool, label: &str) -> Output {
+    let mut args = vec![
+        "run",
+        "--quick",
+        "--save",
+        label,
+        "--machine",
+        "vm",
+        "^(lat_syscall/null|lat_sig/install)$",
+    ];
+    if keep_going {
+        args.push("--keep-going");
+    }
+    world.lmbench(&args).output().unwrap()
+}
+
+#[test]
+fn keep_going_keeps_the_programs_that_ran_and_still_fails() {
+    let world = World::new("lat_sig", 0);
+    let out = run_two_programs(&world, true, "kept");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let last = err.lines().last().unwrap();
+    assert!(
+        last.contains("a program failed") && last.ends_with(": lat_sig"),
+        "{err}"
+    );
+    assert!(err.contains("going on (--keep-going)"), "{err}");
+    // The summary of what ran is printed, and saved.
+    assert!(text(&out.stdout).contains("null"), "{}", text(&out.stdout));
+    let saved = world.saved("kept").expect("the run is saved");
+    assert!(saved["metrics"]["lat_syscall/null"].is_object());
+    assert!(saved["metrics"].get("lat_sig/install").is_none());
+
+    // Without it, the first failure ends the run and nothing is saved.
+    let out = run_two_programs(&world, false, "stopped");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(world.saved("stopped").is_none());
+    assert!(text(&out.stderr).contains("lat_sig failed"));
+}
