@@ -24,7 +24,7 @@ use lmbench_support::fs::SCRATCH_PREFIX;
 use lmbench_support::proc::TIMED_SLACK;
 
 mod common;
-use common::bench_exe;
+use common::{bench_exe, GroupGuard};
 
 fn slow_tests() -> bool {
     let on = std::env::var_os("LMBENCH_SLOW_TESTS").is_some_and(|v| v == "1");
@@ -188,20 +188,6 @@ fn stderr_of(child: &mut Child) -> String {
         let _ = e.read_to_string(&mut s);
     }
     s
-}
-
-/// Kills the process group of `child` (a failed assertion must not leave
-/// a bench running).
-struct GroupGuard(u32);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        // The whole process group of our child.
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(self.0 as i32),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::bench_exe;
+use common::{bench_exe, GroupGuard};
 
 /// A scratch world: Criterion's home, results, the run's target dir (its
 /// lock, log and durations) and the fake cargo.
@@ -77,19 +77,6 @@ impl World {
     fn saved(&self, label: &str) -> Option<serde_json::Value> {
         let text = std::fs::read(self.path("results").join("vm").join(label).join("run.json"));
         text.ok().map(|t| serde_json::from_slice(&t).unwrap())
-    }
-}
-
-/// Kills the process group of the run (a failed assertion must not leave
-/// a bench or the fake cargo's sleep running).
-struct GroupGuard(u32);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(self.0 as i32),
-            nix::sys::signal::Signal::SIGKILL,
-        );
     }
 }
 

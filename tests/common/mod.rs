@@ -158,3 +158,17 @@ pub fn bench_exe(name: &str) -> PathBuf {
         .find_map(|v| v["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("no executable for bench {name}"))
 }
+
+/// Kills the process group this pid leads when dropped, so a failed assertion
+/// leaves no bench, peer or child of a test's process running (the child
+/// was spawned with `process_group(0)`).
+pub struct GroupGuard(pub u32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.0 as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
