@@ -112,6 +112,10 @@ fn summary_floors() {
 #[test]
 fn compare() {
     golden("compare.txt", &["compare", RUNS[0], RUNS[1]]);
+    golden(
+        "compare.md",
+        &["compare", RUNS[0], RUNS[1], "--format", "markdown"],
+    );
 }
 
 /// Directories holding a run.json under `dir`, at any depth.

@@ -14,6 +14,9 @@ use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison, Level, Row, Verdict};
 use crate::{store, table};
 
+mod cells;
+use cells::{pct, Cells};
+
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
@@ -52,6 +55,7 @@ pub struct Args {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Text,
+    Markdown,
     Json,
 }
 
@@ -99,15 +103,6 @@ fn interfered_line(judged: &[&Row]) -> Option<String> {
         100.0 * verdict::estimate::INTERFERED_FLOOR,
         most.join(", ")
     ))
-}
-
-/// A change in percent with its sign, to one decimal.
-fn pct(x: f64) -> String {
-    if x.abs() >= 999.5 {
-        format!("{x:+.0}%")
-    } else {
-        format!("{x:+.1}%")
-    }
 }
 
 /// The whole report as text.
@@ -208,62 +203,12 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         "metric", "unit", "old", "new", "change", "95% interval", "q", "detect", "runs", "stat"
     ));
     for r in &judged {
-        let (interval, q, detect) = match &r.test {
-            Some(t) => {
-                let (lo, hi) = r.change_interval_pct().unwrap_or((f64::NAN, f64::NAN));
-                (
-                    format!("[{}, {}]", pct(lo), pct(hi)),
-                    if t.q.is_nan() {
-                        "-".to_string()
-                    } else {
-                        format!("{:.3}", t.q)
-                    },
-                    format!("±{}%", table::fmt_num(t.detect_pct, 5)),
-                )
-            }
-            None => ("-".into(), "-".into(), "-".into()),
-        };
-        let runs = match r.level {
-            Level::Runs => format!("{}+{}", r.runs[0], r.runs[1]),
-            Level::Borrowed => "1+1~".to_string(),
-            Level::Samples => "1+1*".to_string(),
-        };
-        let mut verdict = r.verdict.text().to_string();
-        if r.verdict == Verdict::CannotTell {
-            if let Some(k) = r.test.as_ref().and_then(|t| t.runs_needed) {
-                verdict.push_str(&format!(" ({k} runs)"));
-            }
-        }
-        out.push_str(&format!(
-            "{} {:>17} {:>6} {:>8} {:>5} {:>7}  {verdict}\n",
-            figures(r, idw),
-            interval,
-            q,
-            detect,
-            runs,
-            r.stat_label()
-        ));
+        out.push_str(&Cells::of(r).text(idw));
+        out.push('\n');
     }
     let count = |v: Verdict| c.count(v);
     let called = count(Verdict::Slower) + count(Verdict::Faster) + count(Verdict::Small);
-    out.push_str(&format!(
-        "\n{} metrics: {} slower, {} faster, {} small (under {threshold}%), {} unchanged, \
-         {} cannot tell{}{}.\n",
-        c.rows.len(),
-        count(Verdict::Slower),
-        count(Verdict::Faster),
-        count(Verdict::Small),
-        count(Verdict::Unchanged),
-        count(Verdict::CannotTell),
-        match count(Verdict::Untested) {
-            0 => String::new(),
-            n => format!(", {n} untested"),
-        },
-        match busy.len() {
-            0 => String::new(),
-            n => format!(", {n} measured on a busy machine"),
-        },
-    ));
+    out.push_str(&format!("\n{}\n", counts(c, busy.len())));
     let uncorrected = judged
         .iter()
         .filter(|r| r.test.as_ref().is_some_and(|t| t.p < verdict::ALPHA))
@@ -404,7 +349,11 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
                 .into_iter()
                 .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
                 .collect();
-            out.push_str(&format!("{}  {}\n", figures(r, idw), what.join("; ")));
+            out.push_str(&format!(
+                "{}  {}\n",
+                Cells::of(r).figures(idw),
+                what.join("; ")
+            ));
         }
     }
     out
@@ -553,6 +502,70 @@ fn noise_line(old: &Run, new: &Run, rows: &[&Row]) -> Option<String> {
     ))
 }
 
+/// "N metrics: a slower, b faster, ...": the verdicts counted.
+fn counts(c: &Comparison, busy: usize) -> String {
+    let count = |v: Verdict| c.count(v);
+    format!(
+        "{} metrics: {} slower, {} faster, {} small (under {}%), {} unchanged, {} cannot tell{}{}.",
+        c.rows.len(),
+        count(Verdict::Slower),
+        count(Verdict::Faster),
+        count(Verdict::Small),
+        c.threshold_pct,
+        count(Verdict::Unchanged),
+        count(Verdict::CannotTell),
+        match count(Verdict::Untested) {
+            0 => String::new(),
+            n => format!(", {n} untested"),
+        },
+        match busy {
+            0 => String::new(),
+            n => format!(", {n} measured on a busy machine"),
+        },
+    )
+}
+
+/// The comparison as Markdown, for a report or an issue: the runs, the
+/// facts that differ, whether the machine itself changed, a row per metric
+/// with the text table's cells, and the counts. (The text report's notes on
+/// the test and the noise stay in the text format.)
+pub fn render_markdown(old: &Run, new: &Run, c: &Comparison) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = format!("## `{}` → `{}`\n\n", old.host(), new.host());
+    let diff = fact_diff(old, new);
+    if diff.is_empty() {
+        out.push_str("Machine facts: no difference.\n\n");
+    } else {
+        out.push_str("| machine fact | old | new |\n|---|---|---|\n");
+        for (k, o, n) in &diff {
+            out.push_str(&format!("| {} | {} | {} |\n", cell(k), cell(o), cell(n)));
+        }
+        out.push('\n');
+    }
+    for (changed, what) in [
+        (c.drift.machine_changed(), "CPU-only metrics"),
+        (c.memory.machine_changed(), "main-memory metrics"),
+    ] {
+        if changed {
+            out.push_str(&format!(
+                "**The machine itself changed**: the {what} moved together \
+                 (see the text report).\n\n"
+            ));
+        }
+    }
+    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
+        c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
+    out.push_str(&format!("| {} |\n", cells::HEADERS.join(" | ")));
+    out.push_str(&format!("|{}\n", "---|".repeat(cells::HEADERS.len())));
+    for r in judged.iter().chain(&busy) {
+        let cells = Cells::of(r);
+        let row: Vec<String> = cells.all().iter().map(|s| cell(s)).collect();
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out.push_str(&format!("\n{}\n", counts(c, busy.len())));
+    out
+}
+
 /// The comparison as JSON: the runs, the facts that differ, the drift,
 /// and every row.
 pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
@@ -636,23 +649,6 @@ pub fn render_imported(old: &Run, new: &Run) -> Result<String> {
     Ok(out)
 }
 
-/// A row's metric, unit, old and new figures and change, aligned.
-fn figures(r: &Row, idw: usize) -> String {
-    let change = if r.change_pct.is_finite() {
-        pct(r.change_pct)
-    } else {
-        "-".to_string()
-    };
-    format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>8}",
-        r.id,
-        r.unit,
-        table::fmt_num(r.old, 9),
-        table::fmt_num(r.new, 9),
-        change
-    )
-}
-
 /// `lmbench compare`.
 pub fn run(opts: Args) -> Result<()> {
     let busy_cpus = opts.busy_threshold / 100.0;
@@ -707,6 +703,7 @@ pub fn run(opts: Args) -> Result<()> {
     }
     match opts.format {
         Format::Text => print!("{}", render(&old, &new, &c, busy_cpus)),
+        Format::Markdown => print!("{}", render_markdown(&old, &new, &c)),
         Format::Json => print!("{}", render_json(&old, &new, &c)?),
     }
     if let Some(limit) = opts.fail_on_regression {
