@@ -1,7 +1,8 @@
 //! lmbench's summary tables rendered from runs: lmbench's text layout,
-//! Markdown, CSV (one line per cell) or JSON; `-` (JSON: null) marks a
-//! figure a run lacks. Used by `summary`, and by `run`, `save` and
-//! `import`, which print or store the tables of what they made.
+//! Markdown, CSV (one line per cell) or JSON; `-` (CSV: an empty field,
+//! JSON: null) marks a figure a run lacks. Used by `summary`, and by
+//! `run`, `save` and `import`, which print or store the tables of what
+//! they made.
 //!
 //! A figure measured while other work used at least the busy threshold of
 //! a CPU (default 5%; see `lmbench_support::activity`) is marked `*` and a
@@ -249,11 +250,26 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
     c.unit(t).label()
 }
 
-/// Full precision for machine-readable formats, trimmed of float noise.
-fn num(v: f64) -> String {
-    let s = format!("{:.6}", v);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+/// A CSV figure: full precision trimmed of float noise; an empty field
+/// where there is none, as spreadsheets and pandas read a missing value.
+fn csv_num(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |v| {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    })
+}
+
+/// CSV text: the comma-separated column names `header`, then `records`,
+/// one line each, a field quoted where it needs it (the `csv` crate's
+/// rules, RFC 4180).
+fn csv_text(header: &str, records: impl IntoIterator<Item = Vec<String>>) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header.split(','))?;
+    for r in records {
+        w.write_record(&r)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes)?)
 }
 
 fn markdown(runs: &[Run], opts: &Options) -> Result<String> {
@@ -304,23 +320,15 @@ fn markdown(runs: &[Run], opts: &Options) -> Result<String> {
     Ok(out)
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// One line per cell; `busy` is true for a figure measured on a busy
-/// machine; with `--spread`, `spread` is its half-width in the unit.
+/// machine; with `--spread`, `spread` is its half-width in the unit. A
+/// figure the run lacks (or its spread) is an empty field.
 fn csv(runs: &[Run], opts: &Options) -> Result<String> {
-    let mut out = String::from("table,column,unit,run,machine,label,os,value,busy");
-    out.push_str(if opts.spread.is_some() {
-        ",spread\n"
-    } else {
-        "\n"
-    });
+    let mut header = String::from("table,column,unit,run,machine,label,os,value,busy");
+    if opts.spread.is_some() {
+        header.push_str(",spread");
+    }
+    let mut records = Vec::new();
     for t in tables_with_data(runs)? {
         let names = column_names(t);
         let g = grid(t, runs, opts);
@@ -334,19 +342,17 @@ fn csv(runs: &[Run], opts: &Options) -> Result<String> {
                     r.machine_name(),
                     r.label().unwrap_or("").to_string(),
                     r.machine.os_label(),
-                    cell.value.map_or("-".into(), num),
+                    csv_num(cell.value),
                     (cell.value.is_some() && cell.busy.is_some()).to_string(),
                 ];
                 if opts.spread.is_some() {
-                    fields.push(cell.spread.map_or("-".into(), num));
+                    fields.push(csv_num(cell.spread));
                 }
-                let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-                out.push_str(&line.join(","));
-                out.push('\n');
+                records.push(fields);
             }
         }
     }
-    Ok(out)
+    csv_text(&header, records)
 }
 
 /// The `runs` list of the JSON output: each run and its busy metrics.
@@ -416,7 +422,24 @@ fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::merge_notes;
+    use super::{csv_num, csv_text, merge_notes};
+
+    #[test]
+    fn csv_quotes_where_a_field_needs_it_and_leaves_missing_figures_empty() {
+        let text = csv_text(
+            "name,note,value",
+            [
+                vec!["a,b".into(), "say \"hi\"\nthen go".into(), csv_num(None)],
+                vec!["c".into(), String::new(), csv_num(Some(0.1200001))],
+                vec!["d".into(), "x".into(), csv_num(Some(3.0))],
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "name,note,value\n\"a,b\",\"say \"\"hi\"\"\nthen go\",\nc,,0.12\nd,x,3\n"
+        );
+    }
 
     #[test]
     fn shared_notes_print_once_and_differing_ones_name_their_run() {

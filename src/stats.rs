@@ -1,12 +1,12 @@
 //! The small statistics `compare` and `--runs` need: sample summaries,
-//! Student's t distribution (through `statrs`' regularized incomplete beta
-//! function and its inverse, exact for every df, no normal
-//! approximation), Welch's unequal-variance t-test, the expected fastest
-//! of m samples, the trigamma function and Benjamini-Hochberg's adjusted
-//! p-values.
+//! Student's t distribution and the binomial ranks of a median's interval
+//! (both `statrs`' distributions: exact for every df, fractional ones
+//! included, no normal approximation), Welch's unequal-variance t-test,
+//! the expected fastest of m samples, the trigamma function and
+//! Benjamini-Hochberg's adjusted p-values.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-use statrs::function::{beta, factorial, gamma};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+use statrs::function::gamma;
 
 /// Arithmetic mean; NaN for an empty slice.
 pub fn mean(xs: &[f64]) -> f64 {
@@ -46,13 +46,16 @@ pub fn mad(xs: &[f64]) -> f64 {
 }
 
 /// Two-sided p-value of Student's t statistic with `df` degrees of freedom
-/// (df may be fractional, as Welch's is).
+/// (df may be fractional, as Welch's is; an infinite df is the normal's).
 pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
     if !t.is_finite() {
         return 0.0;
     }
-    // P(|T| > t) = I_{df/(df+t²)}(df/2, 1/2); NaN for a df no test has.
-    beta::checked_beta_reg(df / 2.0, 0.5, df / (df + t * t)).unwrap_or(f64::NAN)
+    // P(|T| > |t|), twice the upper tail; NaN for a df no distribution has.
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(dist) => 2.0 * dist.sf(t.abs()),
+        Err(_) => f64::NAN,
+    }
 }
 
 /// The outcome of Welch's t-test of "b differs from a".
@@ -213,20 +216,15 @@ pub fn median_ci_ranks(n: usize) -> (usize, usize) {
     if n == 0 {
         return (0, 0);
     }
-    let ln_choose = |k: usize| factorial::ln_binomial(n as u64, k as u64);
-    let ln_half_n = n as f64 * 0.5f64.ln();
-    // X = how many samples fall below the median. The interval from the
-    // sorted samples of 0-based ranks i and n-1-i misses the median with
-    // probability 2 P(X <= i): keep the largest i where that is <= 5%.
-    let mut cdf = 0.0;
-    let mut j = 0;
-    for i in 0..n {
-        cdf += (ln_choose(i) + ln_half_n).exp();
-        if cdf > 0.025 {
-            break;
-        }
-        j = i;
-    }
+    // X = how many samples fall below the median, Binomial(n, 1/2). The
+    // interval from the sorted samples of 0-based ranks i and n-1-i misses
+    // the median with probability 2 P(X <= i): keep the largest i where
+    // that is <= 5% (0 when none is).
+    let below = Binomial::new(0.5, n as u64).expect("1/2 is a probability");
+    let j = (0..n)
+        .take_while(|&i| below.cdf(i as u64) <= 0.025)
+        .last()
+        .unwrap_or(0);
     let j = j.min((n - 1) / 2);
     (j, n - 1 - j)
 }
@@ -255,7 +253,20 @@ mod tests {
         let cdf = 0.5 + t / (2.0 * (2.0 + t * t).sqrt());
         assert!(close(t_two_sided_p(t, 2.0), 2.0 * (1.0 - cdf), 1e-12));
         assert_eq!(t_two_sided_p(0.0, 7.0), 1.0);
-        assert!(close(t_quantile_975(10.0), 2.228, 1e-3));
+        assert_eq!(t_two_sided_p(-1.0, 1.0), t_two_sided_p(1.0, 1.0));
+        assert_eq!(t_two_sided_p(f64::INFINITY, 3.0), 0.0);
+        assert!(t_two_sided_p(1.0, 0.0).is_nan() && t_two_sided_p(1.0, f64::NAN).is_nan());
+        for (df, t) in [(1.0, 12.706), (4.0, 2.776), (10.0, 2.228), (30.0, 2.042)] {
+            let q = t_quantile_975(df);
+            assert!(close(q, t, 1e-3), "df {df}: quantile {q}");
+            assert!(close(t_two_sided_p(q, df), 0.05, 1e-9), "df {df}");
+        }
+        // Welch's df is fractional: between its integer neighbours, and the
+        // quantile and the p-value invert each other there too.
+        let q = t_quantile_975(4.5);
+        assert!(q < t_quantile_975(4.0) && q > t_quantile_975(5.0), "{q}");
+        assert!(close(t_two_sided_p(q, 4.5), 0.05, 1e-9));
+        assert!(t_quantile_975(0.0).is_nan());
     }
 
     #[test]

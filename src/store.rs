@@ -573,27 +573,16 @@ fn criterion_version(root: &Path) -> Option<String> {
     None
 }
 
-/// The current time as RFC 3339 UTC (days-to-civil, Howard Hinnant's).
+/// The current time as RFC 3339 UTC to the second, as `2024-11-30T10:00:00Z`
+/// (saved runs hold dates in this form); a clock set before 1970 reads as
+/// 1970's first second.
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    utc_date(jiff::Timestamp::now().max(jiff::Timestamp::UNIX_EPOCH))
+}
+
+/// `t` as RFC 3339 UTC, the seconds truncated.
+fn utc_date(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]
@@ -662,5 +651,11 @@ mod tests {
         let d = utc_now();
         assert_eq!(d.len(), 20, "{d}");
         assert!(d.starts_with("20") && d.ends_with('Z'));
+        let at =
+            |secs: i64, nanos: i32| utc_date(jiff::Timestamp::new(secs, nanos).expect("in range"));
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400, 0), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_700_000_000, 999_999_999), "2023-11-14T22:13:20Z");
+        assert_eq!(at(4_102_444_799, 0), "2099-12-31T23:59:59Z");
     }
 }

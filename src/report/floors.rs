@@ -21,7 +21,7 @@ use lmbench_support::catalog::floors::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
-use super::{run_list_json, Format, Options};
+use super::{csv_num, csv_text, run_list_json, Format, Options};
 use crate::cells::busy_window;
 use crate::results::Run;
 use crate::table::{self, HOST_W, OS_W};
@@ -117,7 +117,7 @@ pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
     Ok(match opts.format {
         Format::Text => text(runs, &rows, opts),
         Format::Markdown => markdown(&rows, opts),
-        Format::Csv => csv(&rows),
+        Format::Csv => csv(&rows)?,
         Format::Json => json_out(runs, &rows, opts)?,
     })
 }
@@ -264,52 +264,28 @@ fn markdown(rows: &[Row], opts: &Options) -> String {
     out
 }
 
-/// Full precision, trimmed of float noise (as summary's CSV and JSON).
-fn num(v: Option<f64>) -> String {
-    match v {
-        Some(v) => {
-            let s = format!("{v:.6}");
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        }
-        None => "-".into(),
-    }
-}
-
 /// One line per row; `busy` is true if either side was measured on a
-/// busy machine.
-fn csv(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,best_ratio,busy\n",
-    );
-    for r in rows {
-        let fields = [
-            r.floor.metric.id.to_string(),
-            r.floor.floor.id.to_string(),
-            r.floor.metric.unit.label().to_string(),
-            r.run.host(),
-            r.run.machine_name(),
-            r.run.label().unwrap_or("").to_string(),
-            r.run.machine.os_label(),
-            num(r.figure.value),
-            num(r.bare.value),
-            num(r.ratio()),
-            num(r.best()),
-            r.busy().to_string(),
-        ];
-        let line: Vec<String> = fields
-            .iter()
-            .map(|f| {
-                if f.contains([',', '"', '\n']) {
-                    format!("\"{}\"", f.replace('"', "\"\""))
-                } else {
-                    f.clone()
-                }
-            })
-            .collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
+/// busy machine; a figure or ratio the run lacks is an empty field.
+fn csv(rows: &[Row]) -> Result<String> {
+    csv_text(
+        "metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,best_ratio,busy",
+        rows.iter().map(|r| {
+            vec![
+                r.floor.metric.id.to_string(),
+                r.floor.floor.id.to_string(),
+                r.floor.metric.unit.label().to_string(),
+                r.run.host(),
+                r.run.machine_name(),
+                r.run.label().unwrap_or("").to_string(),
+                r.run.machine.os_label(),
+                csv_num(r.figure.value),
+                csv_num(r.bare.value),
+                csv_num(r.ratio()),
+                csv_num(r.best()),
+                r.busy().to_string(),
+            ]
+        }),
+    )
 }
 
 /// As summary's JSON: the runs, then per floor pair arrays with one entry
@@ -443,7 +419,7 @@ shows the suite's share with the least noise.
         );
         assert_eq!(
             lines[2],
-            "lat_syscall/null,floor/null,us,vm/b,vm,b,Linux 6.1,0.1,-,-,-,false"
+            "lat_syscall/null,floor/null,us,vm/b,vm,b,Linux 6.1,0.1,,,,false"
         );
         assert_eq!(lines.len(), 7);
 
