@@ -252,7 +252,7 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
 
 /// A CSV figure: full precision trimmed of float noise; an empty field
 /// where there is none, as spreadsheets and pandas read a missing value.
-fn csv_num(v: Option<f64>) -> String {
+pub(crate) fn csv_num(v: Option<f64>) -> String {
     v.map_or_else(String::new, |v| {
         let s = format!("{v:.6}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -262,7 +262,10 @@ fn csv_num(v: Option<f64>) -> String {
 /// CSV text: the comma-separated column names `header`, then `records`,
 /// one line each, a field quoted where it needs it (the `csv` crate's
 /// rules, RFC 4180).
-fn csv_text(header: &str, records: impl IntoIterator<Item = Vec<String>>) -> Result<String> {
+pub(crate) fn csv_text(
+    header: &str,
+    records: impl IntoIterator<Item = Vec<String>>,
+) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header.split(','))?;
     for r in records {

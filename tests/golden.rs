@@ -116,6 +116,10 @@ fn compare() {
         "compare.md",
         &["compare", RUNS[0], RUNS[1], "--format", "markdown"],
     );
+    golden(
+        "compare.csv",
+        &["compare", RUNS[0], RUNS[1], "--format", "csv"],
+    );
 }
 
 /// Directories holding a run.json under `dir`, at any depth.

@@ -56,6 +56,7 @@ pub struct Args {
 pub enum Format {
     Text,
     Markdown,
+    Csv,
     Json,
 }
 
@@ -566,6 +567,39 @@ pub fn render_markdown(old: &Run, new: &Run, c: &Comparison) -> String {
     out
 }
 
+/// The comparison as CSV, a row per metric with raw figures (no units in
+/// the numbers, an empty field where there is none): for a spreadsheet or
+/// a script. The facts that differ and the notes are in the other formats.
+pub fn render_csv(c: &Comparison) -> Result<String> {
+    use crate::report::{csv_num, csv_text};
+    let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+    let records = c.rows.iter().map(|r| {
+        let (lo, hi) = r.change_interval_pct().unzip();
+        let t = r.test.as_ref();
+        vec![
+            r.id.clone(),
+            r.unit.to_string(),
+            csv_num(finite(r.old)),
+            csv_num(finite(r.new)),
+            csv_num(finite(r.change_pct)),
+            csv_num(lo.and_then(finite)),
+            csv_num(hi.and_then(finite)),
+            csv_num(t.map(|t| t.q).and_then(finite)),
+            csv_num(t.map(|t| t.detect_pct).and_then(finite)),
+            r.runs[0].to_string(),
+            r.runs[1].to_string(),
+            format!("{:?}", r.level).to_lowercase(),
+            r.stat_label(),
+            r.verdict.text().to_string(),
+        ]
+    });
+    csv_text(
+        "metric,unit,old,new,change_pct,interval_low_pct,interval_high_pct,q,detect_pct,\
+         runs_old,runs_new,level,stat,verdict",
+        records,
+    )
+}
+
 /// The comparison as JSON: the runs, the facts that differ, the drift,
 /// and every row.
 pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
@@ -704,6 +738,7 @@ pub fn run(opts: Args) -> Result<()> {
     match opts.format {
         Format::Text => print!("{}", render(&old, &new, &c, busy_cpus)),
         Format::Markdown => print!("{}", render_markdown(&old, &new, &c)),
+        Format::Csv => print!("{}", render_csv(&c)?),
         Format::Json => print!("{}", render_json(&old, &new, &c)?),
     }
     if let Some(limit) = opts.fail_on_regression {
