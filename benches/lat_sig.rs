@@ -35,10 +35,10 @@
 //!   also on panic. If mprotect failed, the handler does the same, so the
 //!   bench crashes loudly instead of looping.
 //!   The summary's "Prot Fault" is prot minus the signal handling figure
-//!   of the same handler kind (catch_siginfo - kill), as METHODS.md says: the fault replaces kill as the way
-//!   into the kernel, so only the delivery, handler and sigreturn are
-//!   subtracted; minus catch (which the issue text names) would also
-//!   subtract a kill syscall the fault never made.
+//!   of the same handler kind (catch_siginfo - kill): the fault replaces
+//!   kill as the way into the kernel, so only the delivery, handler and
+//!   sigreturn are subtracted; prot minus catch would also subtract a
+//!   kill syscall the fault never made.
 //!
 //! Criterion's process is multi-threaded; a process-directed signal may be
 //! delivered to any thread that does not block it. We block SIGUSR1 in no
