@@ -163,12 +163,12 @@ macro_rules! legacy {
             unpinned_trip: Metric::median(
                 concat!("lat_ctx/unpinned/", $p, "p_", $k, "k"),
                 Micros,
-                "(runs saved before issue 11 only) one raw unpinned ring trip",
+                "(older saved runs only) one raw unpinned ring trip",
             ),
             pinned_trip: Metric::median(
                 concat!("lat_ctx/pinned/", $p, "p_", $k, "k"),
                 Micros,
-                "(runs saved before issue 11 only) one raw ring trip on one CPU",
+                "(older saved runs only) one raw ring trip on one CPU",
             ),
             overhead: &$ovh,
         };
@@ -181,7 +181,7 @@ macro_rules! overhead {
             $id,
             Micros,
             concat!(
-                "(runs saved before issue 11 only) in one process: write the token ",
+                "(older saved runs only) in one process: write the token ",
                 "to a pipe, read it back, sum the ",
                 $k,
                 " KB working set (the non-switch cost of one hand-off)"
