@@ -31,8 +31,8 @@
 //!   int per add, bread one 8-byte long, so where frd's chain limits it
 //!   (twice as many adds per byte) a reread can pass Mem read without
 //!   reading memory faster; bread over the heap is the like-for-like
-//!   bound the summary checks the rereads against (on the Xeon guest of
-//!   issue 12 at 2 GB: bread 1.23-1.33x frd over one heap, and 2.0x in
+//!   bound the summary checks the rereads against (on a 2-vCPU Intel Xeon
+//!   KVM guest at 2 GB: bread 1.23-1.33x frd over one heap, and 2.0x in
 //!   L1).
 //!
 //! The hand loops are **scalar, never vectorised**: volatile accesses of
@@ -201,8 +201,9 @@ fn bw_mem(c: &mut Criterion) {
 /// frd over huge pages (not in lmbench): Mem read's loop over a buffer
 /// the TLB covers 2 MB per entry instead of 4 KB, beside Mem read's heap
 /// buffer (4 KB pages unless THP is `always`). On a guest under nested
-/// paging the difference can be large (1.86x at 128 MB, `mem_ref abw`,
-/// issue 12; 0.95-1.48x at 2 GB in x27, with where the memory lies).
+/// paging the difference can be large (on a 2-vCPU Intel Xeon KVM guest:
+/// 1.86x at 128 MB, `mem_ref abw`; 0.95-1.48x at 2 GB, with where the
+/// memory lies).
 /// Skipped below one huge page, and where the kernel gave
 /// less than 90% of the buffer in huge pages: then it is no huge-page
 /// figure.

@@ -28,8 +28,8 @@
 //! kind of peer, so its ratio to the floor should be 1 by construction;
 //! the floor there checks the request path adds nothing.
 //!
-//! The memory floors (issue 12) chase lat_mem_rd's random chains past the
-//! caches in the same kind of peer (`peer::floor_chase`: its own shuffle,
+//! The memory floors chase lat_mem_rd's random chains past the caches
+//! in the same kind of peer (`peer::floor_chase`: its own shuffle,
 //! a `Vec`, its own loop unrolled by 100 as lmbench's), sampled as
 //! lat_mem_rd samples (many short flat samples, each its fastest 16K-load
 //! chunk; the headline is the minimum), in a peer of their own so a

@@ -13,8 +13,8 @@
 //!   before forking, so every member runs there: each hand-off is a real
 //!   switch on one CPU, not a wake-up of a process on another CPU.
 //!
-//! Paired (issue 11): lmbench subtracts an overhead (in one process: write
-//! the token to a pipe, read it back, sum the K KB set) measured apart from
+//! Paired: lmbench subtracts an overhead (in one process: write the
+//! token to a pipe, read it back, sum the K KB set) measured apart from
 //! the ring. Here one peer request (`pair B M`) alternates overhead blocks
 //! and ring blocks of the same hand-off count in the same process and
 //! placement, so each Criterion sample is one paired figure:

@@ -35,16 +35,16 @@
 //!   also on panic. If mprotect failed, the handler does the same, so the
 //!   bench crashes loudly instead of looping.
 //!   The summary's "Prot Fault" is prot minus the signal handling figure
-//!   of the same handler kind (catch_siginfo - kill), as METHODS.md says: the fault replaces kill as the way
-//!   into the kernel, so only the delivery, handler and sigreturn are
-//!   subtracted; minus catch (which the issue text names) would also
-//!   subtract a kill syscall the fault never made.
+//!   of the same handler kind (catch_siginfo - kill): the fault replaces
+//!   kill as the way into the kernel, so only the delivery, handler and
+//!   sigreturn are subtracted; prot minus catch would also subtract a
+//!   kill syscall the fault never made.
 //!
-//! Criterion's process is multi-threaded; a process-directed signal may be
-//! delivered to any thread that does not block it. We block SIGUSR1 in no
-//! thread, so delivery normally goes to the sending thread (Linux prefers
-//! the current thread when it can take it), and the count check catches
-//! the case where it did not arrive at all.
+//! The bench's process has one thread (Criterion times on the main thread
+//! and starts none; `LMBENCH_CHECK_THREADS=1` makes the harness check it
+//! around every timed call), so a process-directed signal is delivered to
+//! the thread that sent it, and the count check catches the case where it
+//! did not arrive at all.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -19,9 +19,9 @@
 //! costs what it costs alone. So the step is at the line, not at the pair
 //! an adjacent-line prefetcher fetches (the summary's cache-line note reads
 //! it: `catalog::line::line_of`). D = 4k (the next page) is the
-//! uncontended reference. On the Xeon guest of issue 12 (load under 0.5,
-//! 2026-12-02 06:09): 37-49 ns up to 32 B apart, 5.6-6.4 ns from 64 B,
-//! 128 B and 256 B as cheap as 4k; a bare loop of the same adds (fork,
+//! uncontended reference. On a 2-vCPU Intel Xeon KVM guest (load under
+//! 0.5, 2026-12-02 06:09): 37-49 ns up to 32 B apart, 5.6-6.4 ns from
+//! 64 B, 128 B and 256 B as cheap as 4k; a bare loop of the same adds (fork,
 //! pin, `lock xadd`) read 34-49 and 4.9-6.6 ns beside it.
 //!
 //! Only adds made while the two CPUs contend across cores count: the
@@ -29,11 +29,11 @@
 //! partner's line, a word alone) and counts the timed chunk when the
 //! partner added beside all three and the shared word cost at least 3x the
 //! lone one. On a guest, the host runs the two vCPUs where it likes: on
-//! the Xeon guest of issue 12, for seconds at a time one was stolen (an
-//! add alone) or both cost 11-12 ns whether the words shared a line or
-//! not (as two hyperthreads of one core would), and each distance,
-//! measured at its own time, could land in any of these states: runs
-//! x28-2 and x28-3 found no line, and a run at 08:57 a "256 B" one.
+//! that Xeon guest, for seconds at a time one was stolen (an add alone) or
+//! both cost 11-12 ns whether the words shared a line or not (as two
+//! hyperthreads of one core would), and each distance, measured at its
+//! own time, could land in any of these states: without this gate two
+//! runs found no line, and another a "256 B" one.
 //! Details in `lmbench-peer line`.
 //!
 //! Checked on every request, outside the clock: the clock starts once the

@@ -17,21 +17,21 @@
 //! are one cycle each by construction, tested in `chase`). In Criterion's
 //! test mode the buffer is 4 MiB.
 //!
-//! Before (issue 12) the chains were one slot per 4 KB page of 1 GiB: 16
-//! MiB of lines, a page-walk chain that partly sits in the last-level
-//! cache, not DRAM parallelism.
+//! Not chains of one slot per 4 KB page: over 1 GiB those hold 16 MiB of
+//! lines, a page-walk chain that partly sits in the last-level cache, so
+//! their speed-up is not DRAM parallelism.
 //!
 //! lmbench's par_mem reports the best speed-up of k interleaved chains
-//! over one at a given size; the issue measured it at 59-76 against our
-//! old 10.8-23 at 64 MiB.
+//! over one at a given size: 59-76 at 64 MiB on a 2-vCPU AMD EPYC (Zen 4)
+//! guest, where chains of one slot per page read 10.8-23.
 //!
 //! Check with a known number of chains: `cargo run --release --example
 //! mem_ref -- par SIZE` chases k = 1, 2, 4, 8, 16, 32 independent thrash
 //! chains in plain Rust (its own shuffle and loop, no suite code) and
 //! prints ns per load: with a memory system that serves m misses at once,
-//! time per load falls about 1/k up to k = m, then stays. Measured on the
-//! issue's Zen 4 VM at 128M (4x its 32M L3; quiet, load under 0.7, two
-//! rounds each; ns per hop / ns per load):
+//! time per load falls about 1/k up to k = m, then stays. Measured on that
+//! Zen 4 guest at 128M (4x its 32M L3; quiet, load under 0.7, two rounds
+//! each; ns per hop / ns per load):
 //! - mem_ref par: k=1 147-174 (one noisy round 83-114), k=2 146-163,
 //!   k=4 148-156 / 37-39, k=8 153-160 / 19-20, k=16 127-180 / 8-11,
 //!   k=32 196-221 / 6.1-6.9: the hop time stays flat to k=16 (per load
@@ -40,9 +40,9 @@
 //!   k=24 175-184 / 7.3-7.7, k=32 246-274 / 7.7-8.6: mem par (best
 //!   k t(1)/t(k)) 18-19 at k=24; about 20 misses in flight is this
 //!   machine's limit (one core's miss buffers), reached between k=16 and
-//!   k=32. So the old figure (10.8-23 with page-walk chains) was partly
-//!   cache, and lmbench's 59-76 cannot be DRAM parallelism of one core
-//!   here: its chains are not thrash chains (see lat_mem_rd's Rand mem).
+//!   k=32. So the page-walk chains' 10.8-23 was partly cache, and
+//!   lmbench's 59-76 cannot be DRAM parallelism of one core here: its
+//!   chains are not thrash chains (see lat_mem_rd's Rand mem).
 
 use criterion::Criterion;
 use lmbench_support::catalog::par_mem::{self as cat, PROGRAM};

@@ -34,7 +34,7 @@
 //! page: each point is a Criterion benchmark with its own id) and in
 //! taking the minimum.
 //!
-//! First principles (issue 12): on the AMD EPYC (Zen 4) VM of the issue,
+//! First principles: on a 2-vCPU AMD EPYC (Zen 4) guest,
 //! cpuid (leaves 0x80000005/6, `cargo run --release --example mem_ref --
 //! dtlb`) reports 72 L1 and 3072 L2 data-TLB entries for 4 KB pages
 //! (/proc/cpuinfo: "TLB size: 3584 4K pages", L1 + L2 + instruction). The

@@ -1,5 +1,5 @@
-//! mem_ref: bare references for the memory-side columns (issue 12), plain
-//! Rust loops with no Criterion and none of the suite's kernels or chains,
+//! mem_ref: bare references for the memory-side columns, plain Rust
+//! loops with no Criterion and none of the suite's kernels or chains,
 //! to run beside the benches and check their figures.
 //!
 //! Run: `cargo run --release --example mem_ref -- MODE SIZE [PASSES]`

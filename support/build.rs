@@ -1,4 +1,4 @@
-//! Records the toolchain that compiled this crate, a machine fact (issue 7):
+//! Records the toolchain that compiled this crate, a machine fact:
 //! a newer rustc can change every figure, so saved runs carry its version.
 
 use std::process::Command;

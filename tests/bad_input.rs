@@ -1,5 +1,6 @@
-//! Every bad input of issue 7: a clear one-line error, a non-zero exit,
-//! and nothing already saved changed or lost.
+//! Bad input (unknown or corrupt runs, unreadable results, refused
+//! saves): a clear one-line error, a non-zero exit, and nothing already
+//! saved changed or lost.
 
 mod common;
 

@@ -8,13 +8,13 @@
 //! other summary tables.
 //!
 //! A second ratio, "Best", divides the fastest sample of each side: on a
-//! shared host (a VM whose core's other hyperthread belongs to another
-//! tenant) a bare C getppid loop read 166 ns in its fastest 0.17 s chunk,
-//! 172 in its median one and 182 at the 90th percentile (issue 11), so
-//! medians of a metric and its floor taken seconds apart differ by up to
-//! ±20% with no change of code; contention only ever slows a sample, so
-//! the fastest samples compare the code itself (on this host within 5%
-//! where the medians swung 0.76-1.40).
+//! shared host (a 2-vCPU AMD EPYC guest whose core's other hyperthread
+//! belongs to another tenant) a bare C getppid loop read 166 ns in its
+//! fastest 0.17 s chunk, 172 in its median one and 182 at the 90th
+//! percentile, so medians of a metric and its floor taken seconds apart
+//! differ by up to ±20% with no change of code; contention only ever
+//! slows a sample, so the fastest samples compare the code itself (on
+//! this host within 5% where the medians swung 0.76-1.40).
 
 use anyhow::{bail, Result};
 use lmbench_support::catalog::floors::{Floor, FLOORS};

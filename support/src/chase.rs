@@ -216,9 +216,9 @@ impl Buffer {
             // Each page its own slot order, as the floor's chain. Eight
             // orders used in turn read 4-5% slower than the floor's chain
             // in one process (median chunk pair 1.012-1.048 at 16M and
-            // 1G); one per page reads 0.999-1.005 (issue 12). Why is not
-            // established: a repeating order is one a prefetcher can
-            // learn, and mislearn.
+            // 1G); one per page reads 0.999-1.005 (on a 2-vCPU Intel Xeon
+            // KVM guest). Why is not established: a repeating order is
+            // one a prefetcher can learn, and mislearn.
             shuffled(slots, seed.wrapping_add(1 + p as u64))
                 .into_iter()
                 .map(move |l| p * PAGE + l * stride)
@@ -343,7 +343,7 @@ impl Chain {
     /// read 302-348 ns per load right after one lap, 218-251 after these
     /// laps, against 177-185 from a reference that runs millions of loads;
     /// guess: the cache's replacement adapts to the cyclic pattern over
-    /// several laps (issue 12, page/1g).
+    /// several laps (page/1g, quick preset, on a 2-vCPU AMD EPYC guest).
     pub fn warm(&mut self, buf: &Buffer) -> Result<(), String> {
         let start = self.position();
         self.chase(buf, self.len as u64);

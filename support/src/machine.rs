@@ -185,8 +185,8 @@ fn linux_facts(f: &mut Facts) {
 #[cfg(not(target_os = "linux"))]
 fn linux_facts(_f: &mut Facts) {}
 
-/// The facts beyond hardware that explain a difference between two runs
-/// (issue 7): toolchain, kernel settings, mitigations, firmware, load.
+/// The facts beyond hardware that explain a difference between two runs:
+/// toolchain, kernel settings, mitigations, firmware, load.
 fn explain_facts(f: &mut Facts) {
     f.set("rustc", Some(env!("LMBENCH_RUSTC_VERSION").to_string()));
     f.set(

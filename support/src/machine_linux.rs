@@ -151,8 +151,8 @@ fn numa_nodes() -> Option<String> {
 /// where a virtio balloon negotiated free page reporting (feature bit 5;
 /// blocks of 2^N pages and up are reported once free), "off" where a
 /// balloon did not, `None` without a balloon. Memory a program allocates
-/// is then often memory the host must back again: on the Xeon guest of
-/// issue 12 (reporting on) a fresh 2 GB heap read 16-26% slower than
+/// is then often memory the host must back again: on a 2-vCPU Intel Xeon
+/// KVM guest (reporting on) a fresh 2 GB heap read 16-26% slower than
 /// long-cached file pages with the same loop, for minutes on end.
 #[cfg(target_os = "linux")]
 fn free_page_reporting() -> Option<String> {

@@ -3,10 +3,10 @@
 //!
 //! A step is one `cargo bench` of one program with a filter. A metric that
 //! has a floor is always its own step, followed at once by its floor's
-//! (issue 11: a full run had each floor minutes after its metric, and a
-//! host whose speed drifts in minutes gave open/close 0.87-1.18 of its
-//! floor in the fastest samples, against 0.98-1.01 paired). The other
-//! metrics of a program run together, in one step, as before.
+//! (with each floor minutes after its metric, a host whose speed drifts
+//! in minutes gave open/close 0.87-1.18 of its floor in the fastest
+//! samples, against 0.98-1.01 paired). The other metrics of a program run
+//! together, in one step.
 
 use std::collections::BTreeMap;
 

@@ -11,9 +11,9 @@
 //! 4-byte int caps frd at 4 bytes per cycle, which on a fast memory system
 //! is near the memory's own rate. A Rust loop of the same sum compiles to
 //! something else (vector loads; with volatile loads, whatever chains the
-//! source spells): on a Xeon guest our earlier loop of four 8-byte chains
-//! read 1.08-1.16x the C frd at 2 GB and 0.88-0.94x the C bread over a
-//! mapping (issue 12).
+//! source spells): on a 2-vCPU Intel Xeon KVM guest a loop of four 8-byte
+//! chains read 1.08-1.16x the C frd at 2 GB and 0.88-0.94x the C bread
+//! over a mapping.
 //! So on x86-64 the chains are written out in `asm!` as gcc emits them:
 //! the same instructions, registers and loop shape (a pointer to the
 //! block's end, negative offsets, the second word loaded first), so the

@@ -223,7 +223,7 @@ fn store<T: Copy>(r: &mut T, v: T) {
 // raw-pointer loops on purpose: the same loops over `chunks_exact` and
 // reference-based volatile accesses (no unsafe per kernel) compiled to
 // the same accesses but other loop control and unrolling (seen in the
-// disassembly, issue 14), and the kernels' code is pinned.
+// disassembly), and the kernels' code is pinned.
 
 /// rd: sums one u32 per 16 bytes, upward (lmbench's rd: the same loads).
 /// lmbench adds a block's 32 loads in one expression, which compiles to

@@ -1,9 +1,9 @@
-//! Bandwidth plumbing (issue 5): pipe, socketpair and loopback TCP
-//! endpoints for the writer peers, the "read N bytes" loop, file maps, and
-//! (submodules) the memory kernels and the memcpy/memset ceilings.
+//! Bandwidth plumbing: pipe, socketpair and loopback TCP endpoints for the
+//! writer peers, the "read N bytes" loop, file maps, and (submodules) the
+//! memory kernels and the memcpy/memset ceilings.
 //!
-//! Kept apart from the latency endpoints on purpose (they were written at
-//! the same time); the two may be merged later.
+//! Separate from the latency endpoints (`crate::ipc`), though the two
+//! could be merged.
 
 pub mod add_chain;
 pub mod block_store;

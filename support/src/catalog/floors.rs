@@ -33,7 +33,7 @@ pub static FLOORS: &[Floor] = &[
     f(&lat_proc::FORK, &floor::FORK),
     f(&lat_proc::EXEC, &floor::EXEC),
     f(&lat_proc::EXEC_STATIC, &floor::EXEC_STATIC),
-    // The memory chains past the caches (issue 12), and the L3 point of
+    // The memory chains past the caches, and the L3 point of
     // "random in level" on a 32 MiB L3 (in a larger L3 still a cache).
     f(point(mem::THRASH, "1g"), &floor::THRASH_1G),
     f(point(mem::PAGE, "1g"), &floor::PAGE_1G),

@@ -6,13 +6,13 @@
 //! is (ring ns - overhead ns) / hand-offs: lmbench's figure, each ring
 //! measured with its own overhead moments apart (`peer::ctx::Paired`).
 //!
-//! Changed in issue 11: runs saved before it hold the RAW ring trip (P
-//! hand-offs) under `lat_ctx/{unpinned,pinned}/<P>p_<K>k` and a separately
-//! measured overhead under `lat_ctx/overhead/<K>k`; the summary subtracted
-//! their medians (unpaired, taken minutes apart). The paired switch has
-//! ids of its own (`lat_ctx/switch_{unpinned,pinned}/...`), so `lmbench compare` never sets
-//! a raw trip against a switch under one id; the summary still renders an
-//! older run with the old arithmetic from its [`Legacy`] ids.
+//! Older saved runs hold the RAW ring trip (P hand-offs) under
+//! `lat_ctx/{unpinned,pinned}/<P>p_<K>k` and a separately measured
+//! overhead under `lat_ctx/overhead/<K>k`; the summary renders such a run
+//! from these [`Legacy`] ids by subtracting their medians (unpaired,
+//! taken minutes apart). The paired switch has ids of its own
+//! (`lat_ctx/switch_{unpinned,pinned}/...`), so `lmbench compare` never
+//! sets a raw trip against a switch under one id.
 use super::{Metric, Program, Unit::Micros};
 
 macro_rules! ring {
@@ -141,12 +141,12 @@ ring!(
 /// Criterion discards a benchmark with a zero-length sample, so the marker
 /// times one trip must be at least 1 ns); the summary treats samples at or
 /// below 1.5x it as "no switch measured". No context switch costs 1.5 ns:
-/// such a difference is the pairing's noise. (Runs saved before stored
-/// 0.001 ns, which reads the same.)
+/// such a difference is the pairing's noise. (Older saved runs may hold
+/// 0.001 ns instead, which reads the same.)
 pub const NOT_POSITIVE_NS: f64 = 1.0;
 
-/// The ids of a run saved before the pairing (issue 11), read only to
-/// render such a run: not in [`PROGRAM`], never measured again.
+/// The ids of an older saved run, whose switch is unpaired, read only to
+/// render such a run: not in [`PROGRAM`], never measured.
 #[derive(Debug)]
 pub struct Legacy {
     /// The raw unpinned ring trip (P hand-offs).
@@ -163,12 +163,12 @@ macro_rules! legacy {
             unpinned_trip: Metric::median(
                 concat!("lat_ctx/unpinned/", $p, "p_", $k, "k"),
                 Micros,
-                "(runs saved before issue 11 only) one raw unpinned ring trip",
+                "(older saved runs only) one raw unpinned ring trip",
             ),
             pinned_trip: Metric::median(
                 concat!("lat_ctx/pinned/", $p, "p_", $k, "k"),
                 Micros,
-                "(runs saved before issue 11 only) one raw ring trip on one CPU",
+                "(older saved runs only) one raw ring trip on one CPU",
             ),
             overhead: &$ovh,
         };
@@ -181,7 +181,7 @@ macro_rules! overhead {
             $id,
             Micros,
             concat!(
-                "(runs saved before issue 11 only) in one process: write the token ",
+                "(older saved runs only) in one process: write the token ",
                 "to a pipe, read it back, sum the ",
                 $k,
                 " KB working set (the non-switch cost of one hand-off)"
@@ -190,8 +190,8 @@ macro_rules! overhead {
     };
 }
 
-// No longer measured (the overhead is paired inside each ring sample) and
-// not in `PROGRAM`: only read to recognise and render older saved runs.
+// Not measured (the overhead is paired inside each ring sample) and not
+// in `PROGRAM`: only read to recognise and render older saved runs.
 overhead!(OVH_0K, "lat_ctx/overhead/0k", "0");
 overhead!(OVH_16K, "lat_ctx/overhead/16k", "16");
 overhead!(OVH_64K, "lat_ctx/overhead/64k", "64");
@@ -204,7 +204,7 @@ legacy!(L8P_64K, "8", "64", OVH_64K);
 legacy!(L16P_16K, "16", "16", OVH_16K);
 legacy!(L16P_64K, "16", "64", OVH_64K);
 
-/// The ids tables read only from runs saved before the pairing.
+/// The ids tables read only from older saved runs (unpaired switches).
 pub fn legacy_metrics() -> impl Iterator<Item = &'static Metric> {
     SHAPES
         .iter()
@@ -212,7 +212,7 @@ pub fn legacy_metrics() -> impl Iterator<Item = &'static Metric> {
 }
 
 /// The ring shapes of the summary: (processes, KB, unpinned, pinned,
-/// the ids of runs saved before the pairing).
+/// the ids of older saved runs).
 pub static SHAPES: [(usize, usize, &Metric, &Metric, &Legacy); 7] = [
     (2, 0, &U2P_0K, &P2P_0K, &L2P_0K),
     (2, 16, &U2P_16K, &P2P_16K, &L2P_16K),

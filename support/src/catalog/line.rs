@@ -5,7 +5,7 @@
 //! each CPU keeps its own line and an add costs what it costs alone. So
 //! the step is at the line itself, where the latency detector
 //! (`lat_mem_rd/line*`) may read the pair an adjacent-line prefetcher
-//! fetches (on the Xeon guest of issue 12, 128 B apart cost what 4 KiB
+//! fetches (on a 2-vCPU Intel Xeon KVM guest, 128 B apart cost what 4 KiB
 //! apart does).
 use super::{Metric, Program, Unit};
 
@@ -72,8 +72,8 @@ pub fn line_of(curve: &[(u64, f64)]) -> Option<u64> {
 }
 
 /// How much dearer the nearest pair's add must be than the farthest's for
-/// the curve to show contention at all. Measured on the Xeon guest of issue
-/// 12: 32-42 ns up to 48 B apart, 5.3-5.5 ns from 64 B (7x).
+/// the curve to show contention at all. Measured on a 2-vCPU Intel Xeon
+/// KVM guest: 32-42 ns up to 48 B apart, 5.3-5.5 ns from 64 B (7x).
 pub const CONTENDED: f64 = 3.0;
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
-//! The memory floors of `lmbench-peer floor` (issue 12): a dependent
-//! pointer chase over lat_mem_rd's random chains, as a plain loop in this
-//! small process, to judge the bench's chains past the caches against.
+//! The memory floors of `lmbench-peer floor`: a dependent pointer chase
+//! over lat_mem_rd's random chains, as a plain loop in this small
+//! process, to judge the bench's chains past the caches against.
 //!
 //! Independent of the bench's code: the chain orders come from this
 //! file's own shuffle (not `chase::Buffer`'s), the buffer is a `Vec`, and
@@ -160,10 +160,10 @@ impl Chase {
     /// `n` dependent loads from where the chase stands, in blocks of 100
     /// loads that the compiler unrolls, as lmbench's loop (and the bench's)
     /// is. Not one load instruction in a loop: a prefetcher that learns
-    /// per instruction which lines of a page follow the first (this AMD
-    /// guest's does) then fetches the rest of each page of the inpage
-    /// chain ahead, and the plain loop read inpage 16m 1.10-1.21x faster
-    /// than the bench, against 0.97-1.01 unrolled (`mem_ref ab`, issue 12);
+    /// per instruction which lines of a page follow the first (a 2-vCPU
+    /// AMD EPYC guest's does) then fetches the rest of each page of the
+    /// inpage chain ahead, and the plain loop read inpage 16m 1.10-1.21x
+    /// faster than the bench, against 0.97-1.01 unrolled (`mem_ref ab`);
     /// thrash and page, one load per page at a time, were alike either way.
     #[inline(never)]
     fn run(&mut self, n: u64) {

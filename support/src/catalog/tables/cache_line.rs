@@ -140,11 +140,12 @@ fn coherence_note(curve: &[(u64, f64)], os: &str, os_line: Option<u64>) -> Optio
 /// most exceeds the next stride's rise over it (by 1.25x or more).
 ///
 /// Not "the stride after which latency is flat", which read 128 B on a
-/// Xeon guest: its adjacent-line prefetch (each miss brings the line's
-/// pair) leaves 128 B 15-20% above 64 B after a 2.2-2.4x step from 32 B
-/// (issue 12, vm-xeon/x24-1 and -2). Nor "the last near-doubling", which
-/// read 32 B on the AMD guest, whose 32 B to 64 B step was only 1.45-1.5x
-/// in two of its runs but whose 64 B to 128 B step fell (vm/pf-1, pf-3).
+/// 2-vCPU Intel Xeon KVM guest: its adjacent-line prefetch (each miss
+/// brings the line's pair) leaves 128 B 15-20% above 64 B after a
+/// 2.2-2.4x step from 32 B (in two runs). Nor "the last near-doubling",
+/// which read 32 B on a 2-vCPU AMD EPYC (Zen 4) guest, whose 32 B to 64 B
+/// step was only 1.45-1.5x in two of its runs but whose 64 B to 128 B
+/// step fell.
 pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
     let pts: Vec<(u64, f64)> = lm::LINE_SHAPES
         .iter()
@@ -160,9 +161,10 @@ pub fn line_from_curve(run: &dyn Lookup) -> Option<u64> {
 
 /// What the detector's line says of the OS's. Twice the OS's line is the
 /// pair of lines an adjacent-line (spatial) prefetcher fetches with each
-/// miss: on the Xeon guest of issue 12 the 64 to 128 B step read 1.6-2.1x
-/// with the detector's buffer in 4 KB pages and 1.6-1.7x in 2 MB pages
-/// (THP always, 04:25 UTC 2026-12-02), so it is the fetch, not TLB reach.
+/// miss: on a 2-vCPU Intel Xeon KVM guest the 64 to 128 B step read
+/// 1.6-2.1x with the detector's buffer in 4 KB pages and 1.6-1.7x in 2 MB
+/// pages (THP always, 04:25 UTC 2026-12-02), so it is the fetch, not TLB
+/// reach.
 /// No latency chase can tell that pair from a line while the prefetcher
 /// is on (in a guest it cannot be turned off), so the note says which.
 fn latency_verdict(line: u64, os: Option<u64>) -> String {
@@ -224,13 +226,13 @@ mod tests {
 
     #[test]
     fn a_prefetched_pair_of_lines_does_not_pass_for_the_line() {
-        // A Xeon guest (vm-xeon/x24-1): 128 B still 19% above 64 B,
+        // A 2-vCPU Intel Xeon KVM guest: 128 B still 19% above 64 B,
         // because the adjacent line comes with each miss.
         assert_eq!(
             line_from_curve(&Curve([13.7, 26.1, 63.6, 75.6, 70.8])),
             Some(64)
         );
-        // The AMD guest (vm/pf-1): a weak 32 B to 64 B step, then a fall.
+        // A 2-vCPU AMD EPYC guest: a weak 32 B to 64 B step, then a fall.
         assert_eq!(
             line_from_curve(&Curve([15.2, 35.0, 52.6, 48.1, 82.5])),
             Some(64)
@@ -261,13 +263,14 @@ mod tests {
 
     #[test]
     fn the_line_note_says_whether_the_os_line_is_confirmed_or_its_pair() {
-        // vm-xeon/x26-3: 64 B, the OS's line.
+        // The Xeon guest: 64 B, the OS's line.
         let n = line_notes(&WithOs(Curve([14.0, 27.4, 56.2, 80.1, 152.9]), 64)).join("\n");
         assert!(
             n.contains("up to 64 B, much less after: the OS's 64 B line"),
             "{n}"
         );
-        // vm-xeon/x26-1: the 64 to 128 B step 1.4x, then flat.
+        // The Xeon guest, another run: the 64 to 128 B step 1.4x, then
+        // flat.
         let n = line_notes(&WithOs(Curve([15.8, 31.8, 57.2, 80.2, 81.7]), 64)).join("\n");
         assert!(
             n.contains("up to 128 B, much less after: twice the OS's 64 B line, the pair"),
@@ -297,7 +300,7 @@ mod tests {
 
     #[test]
     fn the_coherence_note_confirms_or_contradicts_the_os_line() {
-        // Measured on the Xeon guest of issue 12 (quiet, 05:44 UTC).
+        // Measured on a 2-vCPU Intel Xeon KVM guest (quiet, 05:44 UTC).
         let xeon = vec![41.9, 41.2, 39.5, 5.5, 5.4, 5.5, 5.4];
         assert_eq!(
             line_notes(&Coherence(xeon.clone(), Some(64))),

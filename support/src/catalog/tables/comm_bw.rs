@@ -275,7 +275,7 @@ fn heap_reread_notes(run: &dyn Lookup) -> Vec<String> {
 
 /// How far a reread may read above the heap reread before the note calls
 /// it faster (one sitting's noise between two buffers: the C loop against
-/// itself read 0.97-1.02 in issue 12's sittings).
+/// itself read 0.97-1.02 in sittings on a 2-vCPU Intel Xeon KVM guest).
 const REREAD_SLACK: f64 = 1.05;
 
 /// A reread figure at Mem read's size (the memory bandwidth top size, so
@@ -387,8 +387,9 @@ mod tests {
 
     #[test]
     fn the_heap_reread_checks_each_reread_like_for_like() {
-        // vm-xeon, 2 GB, one process (06:28 UTC 2026-12-02): frd 8191,
-        // bread over the heap 10260, over the file mapping 12628 MB/s.
+        // A 2-vCPU Intel Xeon KVM guest, 2 GB, one process (06:28 UTC
+        // 2026-12-02): frd 8191, bread over the heap 10260, over the file
+        // mapping 12628 MB/s.
         let run = Run(&[
             ("bw_mem/frd/2g", 8191.0),
             ("bw_mem/bread/1g", 9000.0),

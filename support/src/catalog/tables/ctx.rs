@@ -3,15 +3,15 @@ use crate::catalog::{Column, Lookup, Metric, Source, Table, Unit};
 
 /// lmbench's context-switch figure of one ring shape, in microseconds.
 ///
-/// A run made since issue 11 holds it directly: the median of paired
-/// samples, each a ring block minus its own overhead block per hand-off
+/// A current run holds it directly: the median of paired samples, each a
+/// ring block minus its own overhead block per hand-off
 /// (`catalog::lat_ctx`). Where that switch is not above its noise (the
 /// median, or the low end of its 95% interval, at or below zero) it is
 /// `None`, printed `-` with a note ([`switch_notes`]), as lmbench prints
 /// nothing for a non-positive result.
 ///
-/// A run saved before holds the raw ring trip and the overhead measured
-/// apart under the [`Legacy`] ids: trip / P minus overhead, as then
+/// An older saved run holds the raw ring trip and the overhead measured
+/// apart under the [`Legacy`] ids: its switch is trip / P minus overhead
 /// (unpinned, positive only).
 pub fn switch(
     run: &dyn Lookup,
