@@ -202,7 +202,8 @@ fn bw_mem(c: &mut Criterion) {
 /// the TLB covers 2 MB per entry instead of 4 KB, beside Mem read's heap
 /// buffer (4 KB pages unless THP is `always`). On a guest under nested
 /// paging the difference can be large (1.86x at 128 MB, `mem_ref abw`,
-/// issue 12; 0.95-1.48x at 2 GB in x27, with where the memory lies).
+/// issue 12; 0.95-1.48x at 2 GB on a 2-vCPU Intel Xeon KVM guest, with
+/// where the memory lies).
 /// Skipped below one huge page, and where the kernel gave
 /// less than 90% of the buffer in huge pages: then it is no huge-page
 /// figure.

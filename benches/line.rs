@@ -32,8 +32,8 @@
 //! the Xeon guest of issue 12, for seconds at a time one was stolen (an
 //! add alone) or both cost 11-12 ns whether the words shared a line or
 //! not (as two hyperthreads of one core would), and each distance,
-//! measured at its own time, could land in any of these states: runs
-//! x28-2 and x28-3 found no line, and a run at 08:57 a "256 B" one.
+//! measured at its own time, could land in any of these states: two
+//! runs of three found no line, and a run at 08:57 a "256 B" one.
 //! Details in `lmbench-peer line`.
 //!
 //! Checked on every request, outside the clock: the clock starts once the

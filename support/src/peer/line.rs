@@ -20,7 +20,7 @@
 //! core would), between stretches on two cores (40 ns shared, 5 ns not). Each distance
 //! is its own metric, measured at its own time, so without the gate one
 //! run read 8 and 32 B apart on two cores and 16 B apart on one (12.5 ns:
-//! no line found, x28-3), and another 64 and 128 B apart at 11 ns beside
+//! no line found), and another 64 and 128 B apart at 11 ns beside
 //! 5.2 ns at 4K apart (a "256 B line", 08:57). With it, every
 //! distance is read in the state where a line shows.
 //!
@@ -389,7 +389,8 @@ mod linux {
         #[test]
         fn rounds_count_beside_a_partner_contending_across_cores() {
             let c = |adds, ns, partner| Chunk { adds, ns, partner };
-            // x28-1's 8 B apart on two cores: 40 ns shared, 5.5 alone.
+            // 8 B apart on two cores of a 2-vCPU Intel Xeon KVM guest: 40 ns
+            // shared, 5.5 alone.
             let (near, alone) = (c(CHUNK, 40 * CHUNK, CHUNK), c(CHUNK, 11 * CHUNK / 2, CHUNK));
             assert!(counts(&c(7, 280, 5), &near, &alone));
             // The one-core state: 12.4 ns shared, 11 alone.
