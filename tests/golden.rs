@@ -8,8 +8,9 @@
 //! UPDATE_GOLDEN=1 cargo test --test golden
 //! ```
 //!
-//! and read the diff before committing it. Also here: every run committed
-//! under `results/` loads and renders its summary.
+//! and read the diff before committing it. Also here: every example run
+//! under `results/` (the baselines users compare with and the runs the
+//! README shows) loads and renders its summary.
 
 mod common;
 
@@ -138,8 +139,11 @@ fn run_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The runs kept under `results/` are users' baselines and the README's
+/// examples: a change to the run format or the summary must keep each one
+/// loading and rendering.
 #[test]
-fn every_committed_run_renders() {
+fn every_example_run_renders() {
     let results = manifest().join("results");
     let mut dirs = Vec::new();
     run_dirs(&results, &mut dirs);
