@@ -92,3 +92,16 @@ fn help_names_every_user_variable() {
         assert!(help.contains(v.name), "{} missing from --help", v.name);
     }
 }
+
+#[test]
+fn the_readme_lists_every_user_variable() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    for v in VARIABLES.iter().filter(|v| v.setter == Setter::User) {
+        assert!(
+            readme.contains(&format!("| `{}` | {} |", v.name, v.meaning)),
+            "{} is not in the README's environment table as --help says it",
+            v.name
+        );
+    }
+}
