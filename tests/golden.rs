@@ -73,6 +73,38 @@ fn golden(name: &str, args: &[&str]) {
 
 const RUNS: [&str; 2] = ["vm/old", "vm/new"];
 
+/// `lmbench compare A B --format json | jq`: the JSON a script reads is
+/// whole and valid to jq itself (not only to our own parser), and holds a
+/// row per compared metric. Without jq the test says so and passes, unless
+/// `CI` is set (`.ci/run` installs jq).
+#[test]
+fn compare_json_reads_in_jq() {
+    use std::io::Write;
+    let out = lmbench(
+        &manifest().join("tests/fixtures/runs"),
+        &["compare", RUNS[0], RUNS[1], "--format", "json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let jq = Command::new("jq")
+        .args(["-e", "[.rows[] | select(.verdict == \"slower\")] | length"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let mut jq = match jq {
+        Ok(jq) => jq,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipped: no jq ({e})");
+            return;
+        }
+        Err(e) => panic!("jq is needed under CI: {e}"),
+    };
+    jq.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+    let got = jq.wait_with_output().unwrap();
+    assert!(got.status.success(), "jq refused the JSON");
+    // The fixture's one slower metric (lat_syscall/null, +20%).
+    assert_eq!(String::from_utf8_lossy(&got.stdout).trim(), "1");
+}
+
 fn summary(name: &str, extra: &[&str]) {
     let mut args = vec!["summary"];
     args.extend(RUNS);
