@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -88,23 +88,36 @@ fn text(bytes: &[u8]) -> String {
 fn ctrl_c_in_the_second_of_three_rounds_keeps_the_first() {
     // Round one runs lat_syscall/null and its floor: two benches.
     let world = World::new("none", 3);
-    let mut run = world
-        .lmbench(&[
-            "run",
-            "--quick",
-            "--runs",
-            "3",
-            "--save",
-            "first",
-            "--machine",
-            "vm",
-            "^lat_syscall/null$",
-        ])
-        .stdout(Stdio::null())
+    let mut run = world.lmbench(&[
+        "run",
+        "--quick",
+        "--runs",
+        "3",
+        "--save",
+        "first",
+        "--machine",
+        "vm",
+        "^lat_syscall/null$",
+    ]);
+    run.stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+        .process_group(0);
+    // Ctrl-C as a terminal delivers it: SIGINT at its default action. A
+    // test started in the background of a non-interactive shell inherits
+    // SIGINT ignored, and the run would then go on past it.
+    // SAFETY: between fork and exec only `signal`, which is
+    // async-signal-safe, runs; no allocation or lock is touched.
+    unsafe {
+        run.pre_exec(|| {
+            nix::sys::signal::signal(
+                nix::sys::signal::Signal::SIGINT,
+                nix::sys::signal::SigHandler::SigDfl,
+            )
+            .map(drop)
+            .map_err(std::io::Error::from)
+        });
+    }
+    let mut run = run.spawn().unwrap();
     let _guard = GroupGuard(run.id());
     // Read the progress until the second round's bench holds.
     let mut lines = Vec::new();
@@ -136,7 +149,11 @@ fn ctrl_c_in_the_second_of_three_rounds_keeps_the_first() {
     )
     .unwrap();
     let status = run.wait().unwrap();
-    assert!(!status.success());
+    assert_eq!(
+        status.signal(),
+        Some(nix::sys::signal::Signal::SIGINT as i32),
+        "{status:?}: Ctrl-C did not stop the run"
+    );
     let saved = world.saved("first").expect("the first round was saved");
     assert_eq!(saved["runs_pooled"], 1, "{saved:#}");
     assert!(saved["metrics"]["lat_syscall/null"].is_object());
