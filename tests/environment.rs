@@ -4,35 +4,27 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+mod common;
+
 use lmbench::environment::{Setter, VARIABLES};
 
-/// The text of every source file of the workspace the suite is built
-/// from (Rust and build scripts; the test fixtures are data, not sources).
+/// The text of every Rust source of the workspace the suite is built from
+/// (the test fixtures hold no source).
 fn sources() -> Vec<(String, String)> {
-    fn walk(dir: &Path, out: &mut Vec<(String, String)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if !matches!(name.as_str(), "target" | "fixtures" | "golden") {
-                    walk(&p, out);
-                }
-            } else if name.ends_with(".rs") {
-                let text = std::fs::read_to_string(&p).expect("reading a source file");
-                out.push((p.display().to_string(), text));
-            }
-        }
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for dir in ["src", "support", "benches", "tests", "exec_targets"] {
-        walk(&root.join(dir), &mut out);
-    }
-    let build = std::fs::read_to_string(root.join("build.rs")).expect("build.rs");
-    out.push(("build.rs".into(), build));
+    let mut out: Vec<(String, String)> = ["src", "support", "benches", "tests", "exec_targets"]
+        .iter()
+        .flat_map(|dir| common::snapshot(&root.join(dir)))
+        .chain([(
+            root.join("build.rs"),
+            std::fs::read(root.join("build.rs")).expect("build.rs"),
+        )])
+        .filter(|(path, _)| path.extension().is_some_and(|e| e == "rs"))
+        .map(|(path, bytes)| {
+            let text = String::from_utf8(bytes).expect("a source file in UTF-8");
+            (path.display().to_string(), text)
+        })
+        .collect();
     out.retain(|(path, _)| !path.ends_with("src/environment.rs") && !path.ends_with(file!()));
     out
 }
