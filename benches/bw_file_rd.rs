@@ -31,7 +31,7 @@ use lmbench_support::catalog::{
     bw_file_rd::{mode, PROGRAM},
     Metric,
 };
-use lmbench_support::harness::{check, failed, test_mode, timed_loop, Class, Group};
+use lmbench_support::harness::{check, failed, test_mode, Class, Group};
 use lmbench_support::sys;
 
 fn bw_file_rd(c: &mut Criterion) {
@@ -80,7 +80,7 @@ fn bw_file_rd(c: &mut Criterion) {
                 };
                 let mut once = once;
                 check(m, "untimed read", once());
-                g.bench(m, |iters| timed_loop(m, iters, &mut once));
+                g.bench_loop(m, &mut once);
             }
             other => unreachable!("bw_file_rd mode {other} has no bench"),
         }

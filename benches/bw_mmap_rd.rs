@@ -31,7 +31,7 @@ use lmbench_support::catalog::{
     bw_mmap_rd::{mode, PROGRAM},
     Metric,
 };
-use lmbench_support::harness::{check, test_mode, timed_loop, Class, Group};
+use lmbench_support::harness::{check, test_mode, Class, Group};
 use lmbench_support::sys;
 
 fn bw_mmap_rd(c: &mut Criterion) {
@@ -75,7 +75,7 @@ fn bw_mmap_rd(c: &mut Criterion) {
                     r
                 };
                 check(m, "untimed pass", once());
-                g.bench(m, |iters| timed_loop(m, iters, &once));
+                g.bench_loop(m, &once);
             }
             other => unreachable!("bw_mmap_rd mode {other} has no bench"),
         }

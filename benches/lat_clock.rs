@@ -13,28 +13,20 @@
 
 use criterion::Criterion;
 use lmbench_support::catalog::lat_clock::{self as cat, PROGRAM};
-use lmbench_support::harness::{check, timed_loop, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::kpath;
 
 fn lat_clock(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
     check(&cat::VDSO, "one thread", kpath::require_one_thread());
-    g.bench(&cat::VDSO, |iters| {
-        timed_loop(&cat::VDSO, iters, || {
-            kpath::clock_libc(libc::CLOCK_MONOTONIC)
-        })
-    });
+    g.bench_loop(&cat::VDSO, || kpath::clock_libc(libc::CLOCK_MONOTONIC));
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
-        g.bench(&cat::SYSCALL, |iters| {
-            timed_loop(&cat::SYSCALL, iters, || {
-                kpath::clock_syscall(libc::CLOCK_MONOTONIC)
-            })
+        g.bench_loop(&cat::SYSCALL, || {
+            kpath::clock_syscall(libc::CLOCK_MONOTONIC)
         });
-        g.bench(&cat::COARSE, |iters| {
-            timed_loop(&cat::COARSE, iters, || {
-                kpath::clock_libc(libc::CLOCK_MONOTONIC_COARSE)
-            })
+        g.bench_loop(&cat::COARSE, || {
+            kpath::clock_libc(libc::CLOCK_MONOTONIC_COARSE)
         });
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]

@@ -25,7 +25,7 @@ mod linux {
     use std::os::fd::{AsFd, AsRawFd};
 
     use lmbench_support::catalog::{lat_poll as cat, Metric};
-    use lmbench_support::harness::{check, timed_loop, Group};
+    use lmbench_support::harness::{check, Group};
     use lmbench_support::kpath;
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
@@ -92,7 +92,7 @@ mod linux {
                 harness_fail(pm, format!("the last fd reports {ready:?}, want POLLIN"));
             }
             check(pm, "one thread", kpath::require_one_thread());
-            g.bench(pm, |iters| timed_loop(pm, iters, || poll_once(&mut pfds)));
+            g.bench_loop(pm, || poll_once(&mut pfds));
             drop(pfds);
 
             let ep = check(em, "epoll set", epoll_with(&set));
@@ -103,9 +103,7 @@ mod linux {
             if Some(got) != want {
                 harness_fail(em, format!("fd {got} reported ready, want {want:?}"));
             }
-            g.bench(em, |iters| {
-                timed_loop(em, iters, || wait_once(&ep, &mut evs))
-            });
+            g.bench_loop(em, || wait_once(&ep, &mut evs));
             last = Some((set, ep));
         }
 
@@ -113,11 +111,9 @@ mod linux {
         let (_set, ep) = last.expect("the 1000-fd case ran");
         let extra = check(m, "eventfd", eventfd(0));
         let ev = event(&extra);
-        g.bench(m, |iters| {
-            timed_loop(m, iters, || {
-                ep.add(&extra, ev)?;
-                ep.delete(&extra)
-            })
+        g.bench_loop(m, || {
+            ep.add(&extra, ev)?;
+            ep.delete(&extra)
         });
     }
 

@@ -101,11 +101,7 @@ fn catch(
 fn lat_sig(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
 
-    g.bench(&cat::INSTALL, |iters| {
-        timed_loop(&cat::INSTALL, iters, || {
-            sys::sigaction(libc::SIGUSR1, count)
-        })
-    });
+    g.bench_loop(&cat::INSTALL, || sys::sigaction(libc::SIGUSR1, count));
 
     check(
         &cat::CATCH,
@@ -119,9 +115,7 @@ fn lat_sig(c: &mut Criterion) {
         catch(&cat::CATCH_SIGINFO, me, iters)
     });
 
-    g.bench(&cat::KILL, |iters| {
-        timed_loop(&cat::KILL, iters, || sys::kill(me, 0))
-    });
+    g.bench_loop(&cat::KILL, || sys::kill(me, 0));
     check(
         &cat::CATCH,
         "restore SIGUSR1",

@@ -21,15 +21,13 @@
 use criterion::Criterion;
 use lmbench_support::catalog::lat_syscall::{self as cat, PROGRAM};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, timed_loop, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::sys;
 
 fn lat_syscall(c: &mut Criterion) {
     let mut g = Group::new(c, &PROGRAM, Class::Fast);
 
-    g.bench(&cat::NULL, |iters| {
-        timed_loop(&cat::NULL, iters, sys::getppid_raw)
-    });
+    g.bench_loop(&cat::NULL, sys::getppid_raw);
 
     let zero = check(
         &cat::READ,
@@ -37,12 +35,10 @@ fn lat_syscall(c: &mut Criterion) {
         sys::open(c"/dev/zero", libc::O_RDONLY),
     );
     let mut byte = [0u8; 1];
-    g.bench(&cat::READ, |iters| {
-        timed_loop(&cat::READ, iters, || match sys::read(zero, &mut byte) {
-            Ok(1) => Ok(()),
-            Ok(n) => Err(format!("read returned {n}, want 1")),
-            Err(e) => Err(e.to_string()),
-        })
+    g.bench_loop(&cat::READ, || match sys::read(zero, &mut byte) {
+        Ok(1) => Ok(()),
+        Ok(n) => Err(format!("read returned {n}, want 1")),
+        Err(e) => Err(e.to_string()),
     });
     check(&cat::READ, "close /dev/zero", sys::close(zero));
 
@@ -51,36 +47,28 @@ fn lat_syscall(c: &mut Criterion) {
         "open /dev/null",
         sys::open(c"/dev/null", libc::O_WRONLY),
     );
-    g.bench(&cat::WRITE, |iters| {
-        timed_loop(&cat::WRITE, iters, || match sys::write(null, b"x") {
-            Ok(1) => Ok(()),
-            Ok(n) => Err(format!("write returned {n}, want 1")),
-            Err(e) => Err(e.to_string()),
-        })
+    g.bench_loop(&cat::WRITE, || match sys::write(null, b"x") {
+        Ok(1) => Ok(()),
+        Ok(n) => Err(format!("write returned {n}, want 1")),
+        Err(e) => Err(e.to_string()),
     });
     check(&cat::WRITE, "close /dev/null", sys::close(null));
 
     let file = check(&cat::STAT, "create scratch file", ScratchFile::in_root(1));
     let path = file.c_path();
-    g.bench(&cat::STAT, |iters| {
-        timed_loop(&cat::STAT, iters, || sys::stat(path))
-    });
+    g.bench_loop(&cat::STAT, || sys::stat(path));
 
     let fd = check(
         &cat::FSTAT,
         "open scratch file",
         sys::open(path, libc::O_RDONLY),
     );
-    g.bench(&cat::FSTAT, |iters| {
-        timed_loop(&cat::FSTAT, iters, || sys::fstat(fd))
-    });
+    g.bench_loop(&cat::FSTAT, || sys::fstat(fd));
     check(&cat::FSTAT, "close scratch file", sys::close(fd));
 
-    g.bench(&cat::OPEN, |iters| {
-        timed_loop(&cat::OPEN, iters, || {
-            let fd = sys::open(path, libc::O_RDONLY)?;
-            sys::close(fd)
-        })
+    g.bench_loop(&cat::OPEN, || {
+        let fd = sys::open(path, libc::O_RDONLY)?;
+        sys::close(fd)
     });
     g.finish();
 }

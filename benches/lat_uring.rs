@@ -18,7 +18,7 @@
 use criterion::Criterion;
 use lmbench_support::catalog::lat_uring::{self as cat, PROGRAM};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, timed_loop, Class, Group};
+use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::kpath;
 
 const LEN: usize = 4096;
@@ -95,22 +95,18 @@ fn lat_uring(c: &mut Criterion) {
     match uring::ring() {
         Ok(mut ring) => {
             let nop = uring::nop();
-            g.bench(&cat::NOP, |iters| {
-                timed_loop(&cat::NOP, iters, || match uring::once(&mut ring, &nop) {
-                    Ok(0) => Ok(()),
-                    Ok(r) => Err(format!("NOP completed with {r}")),
-                    Err(e) => Err(e.to_string()),
-                })
+            g.bench_loop(&cat::NOP, || match uring::once(&mut ring, &nop) {
+                Ok(0) => Ok(()),
+                Ok(r) => Err(format!("NOP completed with {r}")),
+                Err(e) => Err(e.to_string()),
             });
             let read = uring::read(fd, p, LEN);
             let m = &cat::READ_4K;
             check(m, "untimed read", uring::once(&mut ring, &read));
-            g.bench(m, |iters| {
-                timed_loop(m, iters, || match uring::once(&mut ring, &read) {
-                    Ok(n) if n == LEN as i32 => Ok(()),
-                    Ok(r) => Err(format!("read completed with {r}, want {LEN}")),
-                    Err(e) => Err(e.to_string()),
-                })
+            g.bench_loop(m, || match uring::once(&mut ring, &read) {
+                Ok(n) if n == LEN as i32 => Ok(()),
+                Ok(r) => Err(format!("read completed with {r}, want {LEN}")),
+                Err(e) => Err(e.to_string()),
             });
         }
         Err(why) => {
@@ -124,9 +120,7 @@ fn lat_uring(c: &mut Criterion) {
         g.skip(&cat::READ_4K, "io_uring is Linux's");
     }
 
-    g.bench(&cat::PREAD_4K, |iters| {
-        timed_loop(&cat::PREAD_4K, iters, pread)
-    });
+    g.bench_loop(&cat::PREAD_4K, pread);
     g.finish();
     drop(buf);
 }

@@ -30,7 +30,7 @@ mod linux {
 
     use lmbench_support::catalog::lat_vm as cat;
     use lmbench_support::catalog::Metric;
-    use lmbench_support::harness::{check, failed, timed_loop, Group};
+    use lmbench_support::harness::{check, failed, Group};
     use lmbench_support::{kpath, vm};
 
     use lmbench_support::vm::{MmapAdvise, ProtFlags, Region};
@@ -178,22 +178,18 @@ mod linux {
         one.touch();
         let rw = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
         let mut flip = false;
-        g.bench(m, |iters| {
-            timed_loop(m, iters, || {
-                flip = !flip;
-                one.protect(if flip { ProtFlags::PROT_READ } else { rw })
-            })
+        g.bench_loop(m, || {
+            flip = !flip;
+            one.protect(if flip { ProtFlags::PROT_READ } else { rw })
         });
         check(m, "restore", one.protect(rw));
 
         let m = &cat::DONTNEED;
         one.touch();
-        g.bench(m, |iters| {
-            timed_loop(m, iters, || {
-                one.advise(MmapAdvise::MADV_DONTNEED)?;
-                one.touch();
-                Ok::<_, io::Error>(())
-            })
+        g.bench_loop(m, || {
+            one.advise(MmapAdvise::MADV_DONTNEED)?;
+            one.touch();
+            Ok::<_, io::Error>(())
         });
         drop(one);
     }

@@ -12,9 +12,10 @@ use lmbench_support::harness::{config, Group};
 use regex::Regex;
 
 /// A sweep has many points: no per-point plots (plotting costs seconds per
-/// point) and a lighter bootstrap (the headline is the minimum).
+/// point). The bootstrap size is the group's (`Group::new` sets it for
+/// every program from the preset).
 pub fn sweep_config() -> Criterion {
-    config().without_plots().nresamples(20_000)
+    config().without_plots()
 }
 
 /// Many short flat samples per point: a 3 ms sample often runs within one

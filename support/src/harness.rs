@@ -186,6 +186,19 @@ impl<'a> Group<'a> {
         self
     }
 
+    /// Benchmarks `metric` as `iters` runs of `op` timed by [`timed_loop`],
+    /// which panics with the metric's id on the first failed run. The
+    /// metric is named once, so the id a failure reports is always the one
+    /// being measured.
+    #[inline]
+    pub fn bench_loop<T, E: Display>(
+        &mut self,
+        metric: &'static Metric,
+        mut op: impl FnMut() -> Result<T, E>,
+    ) {
+        self.bench(metric, |iters| timed_loop(metric, iters, &mut op));
+    }
+
     /// Benchmarks `metric` with a body that runs `iters` operations and
     /// returns the time they took (setup and checks outside the timing).
     /// Around the calls (outside their timing) it records what else the

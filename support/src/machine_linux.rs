@@ -296,12 +296,11 @@ fn hypervisor() -> Option<String> {
 /// "Microsoft Hv", "VMwareVMware"...), when the CPU has the hypervisor flag.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn cpuid_hypervisor() -> Option<String> {
-    // SAFETY: CPUID exists on every x86_64 CPU; leaf 0x40000000 is reserved
-    // for hypervisors and returns zeros or garbage on bare metal, which we
-    // only call under the hypervisor flag. (Newer Rust made __cpuid safe;
-    // the unsafe block keeps older toolchains building.)
-    #[allow(unused_unsafe)]
-    let r = unsafe { std::arch::x86_64::__cpuid(0x4000_0000) };
+    // CPUID exists on every x86_64 CPU (a safe call since Rust 1.94, the
+    // declared minimum); leaf 0x40000000 is reserved for hypervisors and
+    // returns zeros or garbage on bare metal, so it is read only under the
+    // hypervisor flag.
+    let r = std::arch::x86_64::__cpuid(0x4000_0000);
     let bytes: Vec<u8> = [r.ebx, r.ecx, r.edx]
         .iter()
         .flat_map(|w| w.to_le_bytes())
