@@ -29,7 +29,7 @@
 //! the floor there checks the request path adds nothing.
 //!
 //! The memory floors chase lat_mem_rd's random chains past the caches
-//! in the same kind of peer (`peer::floor_chase`: its own shuffle,
+//! in the same kind of peer (`peer::floor::chase`: its own shuffle,
 //! a `Vec`, its own loop unrolled by 100 as lmbench's), sampled as
 //! lat_mem_rd samples (many short flat samples, each its fastest 16K-load
 //! chunk; the headline is the minimum), in a peer of their own so a
@@ -51,9 +51,9 @@ use criterion::Criterion;
 use lmbench_support::catalog::floor::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::chase::criterion_listing;
+use lmbench_support::child::Peer;
 use lmbench_support::fs::ScratchFile;
 use lmbench_support::harness::{bench_peer_op, check, on_one_cpu, test_mode, Class, Group};
-use lmbench_support::proc::Peer;
 
 #[path = "common/mod.rs"]
 mod common;

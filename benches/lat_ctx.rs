@@ -40,9 +40,9 @@ use std::time::Duration;
 use criterion::{Criterion, SamplingMode};
 use lmbench_support::catalog::lat_ctx::{PROGRAM, SHAPES};
 use lmbench_support::catalog::Metric;
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{check, Class, Group};
 use lmbench_support::peer::ctx::Paired;
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 /// One request runs one sample; none lasts anywhere near this.

@@ -31,8 +31,8 @@
 
 use criterion::Criterion;
 use lmbench_support::catalog::{lat_proc as cat, Metric};
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{bench_peer_op, check, Class, Group};
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 /// Built by build.rs (see there): libc-only hello, and the static exit

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use lmbench_support::catalog::lat_spawn::{self as cat, PROGRAM};
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{bench_peer_op, check, Class, Group};
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 // The same libc-only hello lat_proc execs (exec_targets/hello.rs), so

@@ -19,8 +19,8 @@ use std::time::Duration;
 use criterion::Criterion;
 use lmbench_support::catalog::lat_wake::{KINDS, PROGRAM};
 use lmbench_support::catalog::Metric;
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{bench_peer_runs, check, Class, Group};
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 

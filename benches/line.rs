@@ -47,8 +47,8 @@
 use criterion::Criterion;
 use lmbench_support::catalog::line::PROGRAM;
 use lmbench_support::catalog::Metric;
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{bench_peer_runs, check, Class, Group};
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 

@@ -25,9 +25,9 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use lmbench_support::catalog::scaling::{COPIES, PROGRAM, SERIES};
+use lmbench_support::child::Peer;
 use lmbench_support::harness::{bench_peer_requests, check, Class, Group};
 use lmbench_support::peer::scale::memrd_bytes;
-use lmbench_support::proc::Peer;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 

@@ -49,7 +49,7 @@ use std::time::Instant;
 
 // The chains' orders and first touch: the memory floors' (`lmbench-peer
 // floor`), written apart from the bench's `chase::Buffer`.
-use lmbench_support::peer::floor_chase::{order, touched_in_order};
+use lmbench_support::peer::floor::chase::{order, touched_in_order};
 
 fn parse(s: &str) -> usize {
     let (n, shift) = match s.as_bytes().last() {
@@ -139,7 +139,7 @@ fn scratch_file(size: usize) -> std::fs::File {
 /// pages touched in order, unrolled by 100, checked one cycle): the
 /// fastest 16K-load chunk over 4M-32M loads, in ns per load.
 fn chase(shape: &str, size: usize) -> f64 {
-    use lmbench_support::peer::floor_chase::Chase;
+    use lmbench_support::peer::floor::chase::Chase;
     let mut c = Chase::build(shape, size).expect("chain shape and size");
     let total = (c.len() as u64).clamp(1 << 22, 1 << 25);
     c.timed(total) as f64 / total as f64
@@ -281,7 +281,7 @@ fn bench_chain(
 
 /// `ab`: the bench's chain against the reference's, chunk for chunk.
 fn ab(shape: &str, size: usize, rounds: usize) {
-    use lmbench_support::peer::floor_chase::{Chase, CHUNK};
+    use lmbench_support::peer::floor::chase::{Chase, CHUNK};
     let (buf, mut bench) = bench_chain(shape, size);
     let mut reference = Chase::build(shape, size).expect("the reference's chain");
     let (mut a, mut b) = (Vec::new(), Vec::new());

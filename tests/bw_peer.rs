@@ -6,7 +6,7 @@ use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use lmbench_support::bw;
-use lmbench_support::proc::alive;
+use lmbench_support::child::alive;
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 

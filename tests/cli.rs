@@ -174,7 +174,7 @@ fn list_names_every_metric() {
 
 #[test]
 fn summary_floors_shows_each_metric_beside_its_floor() {
-    use lmbench_support::catalog::floors::FLOORS;
+    use lmbench_support::catalog::floor_pairs::FLOORS;
     let env = Env::new();
     // The first pair with both sides, the second with its metric only.
     env.bench(FLOORS[0].metric, 90.0, 0.0);

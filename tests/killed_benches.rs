@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use lmbench_support::child::TIMED_SLACK;
 use lmbench_support::fs::SCRATCH_PREFIX;
-use lmbench_support::proc::TIMED_SLACK;
 
 mod common;
 use common::{bench_exe, GroupGuard};

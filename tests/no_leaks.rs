@@ -7,8 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use lmbench_support::child::{alive, Peer, REPLY_TIMEOUT};
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::proc::{alive, Peer, REPLY_TIMEOUT};
 
 const PEER: &str = env!("CARGO_BIN_EXE_lmbench-peer");
 

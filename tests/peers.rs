@@ -6,10 +6,10 @@ use std::os::fd::{AsFd, AsRawFd};
 use std::time::{Duration, Instant};
 
 use lmbench_support::catalog::{lat_pipe, lat_tcp};
+use lmbench_support::child::{alive, Peer};
 use lmbench_support::harness::check;
 use lmbench_support::ipc;
 use lmbench_support::peer::ctx::Paired;
-use lmbench_support::proc::{alive, Peer};
 use lmbench_support::stall::Stall;
 use lmbench_support::{rpc, sys};
 

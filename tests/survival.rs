@@ -248,7 +248,7 @@ fn wait_for(path: &Path) -> String {
 }
 
 fn alive(pid: u32) -> bool {
-    lmbench_support::proc::alive(pid)
+    lmbench_support::child::alive(pid)
         && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
             s.rsplit(')')
                 .next()

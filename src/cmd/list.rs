@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use lmbench_support::catalog::floors::{floor_of, floored_by};
+use lmbench_support::catalog::floor_pairs::{floor_of, floored_by};
 use lmbench_support::catalog::{Headline, Metric, Program, PROGRAMS, TABLES};
 
 /// Every column each metric feeds ("table: column"), by metric id: every

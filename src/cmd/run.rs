@@ -418,7 +418,7 @@ fn save_progress(
 fn build_benches(programs: &[&Program]) -> Result<()> {
     eprintln!("building benches (cargo bench --no-run)...");
     let mut cmd = Command::new(cargo());
-    lmbench_support::proc::die_with_parent(&mut cmd)
+    lmbench_support::child::die_with_parent(&mut cmd)
         .current_dir(workspace::root())
         .args(["bench", "--no-run", "--quiet"]);
     for p in programs {
@@ -444,7 +444,7 @@ fn bench_program(
     // cargo dies with us (and the bench with cargo, see
     // harness::config), so a killed run leaves no bench behind.
     let mut cmd = Command::new(cargo());
-    lmbench_support::proc::die_with_parent(&mut cmd);
+    lmbench_support::child::die_with_parent(&mut cmd);
     cmd.current_dir(workspace::root())
         .args(["bench", "--quiet", "--bench", p.name, "--"])
         .env("LMBENCH_PRESET", if quick { "quick" } else { "default" })

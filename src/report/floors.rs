@@ -1,5 +1,5 @@
 //! `lmbench summary --floors`: every metric that has a floor
-//! (`catalog::floors::FLOORS`) beside it, one row per metric and run:
+//! (`catalog::floor_pairs::FLOORS`) beside it, one row per metric and run:
 //! the metric's figure, its floor's (a bare loop of the same operation in
 //! a small single-threaded process: the `floor` program) and the ratio
 //! figure / floor. A ratio near 1 says the figure is the operating
@@ -17,7 +17,7 @@
 //! this host within 5% where the medians swung 0.76-1.40).
 
 use anyhow::{bail, Result};
-use lmbench_support::catalog::floors::{Floor, FLOORS};
+use lmbench_support::catalog::floor_pairs::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 

@@ -25,7 +25,7 @@ mod saved;
 /// samples and `lmbench summary`/`plot` do not need them.
 pub fn config() -> Criterion {
     // A bench outlives neither `cargo bench` nor `lmbench run`.
-    crate::proc::die_with_parent_self();
+    crate::child::die_with_parent_self();
     crate::leaks::check_at_exit();
     // Plotters is pure Rust and always there. The profiler runs only
     // under `--profile-time` (see crate::profile).
@@ -587,7 +587,7 @@ pub fn socket_echo(
 }
 
 /// Runs `bench` with this process, and the peers it starts, bound to one
-/// CPU (`proc::OneCpu`), then unbinds; where that is impossible `metrics`
+/// CPU (`child::OneCpu`), then unbinds; where that is impossible `metrics`
 /// (what `bench` measures) are declared skipped. For the one-CPU rows of the local latencies: on a VM,
 /// waking a peer on the other vCPU is a placement lottery (58-77 us for a
 /// pipe round trip here against 4-10 us on one CPU).
@@ -597,7 +597,7 @@ pub fn on_one_cpu(
     metrics: &[&'static Metric],
     bench: impl FnOnce(&mut Criterion),
 ) {
-    match crate::proc::OneCpu::pin() {
+    match crate::child::OneCpu::pin() {
         Ok(pin) => {
             bench(c);
             drop(pin);
@@ -685,7 +685,7 @@ pub fn timed_reads(
 /// sample (the request's formatting is outside its clock).
 pub fn bench_peer_op(
     g: &mut Group,
-    peer: &mut crate::proc::Peer,
+    peer: &mut crate::child::Peer,
     metric: &'static Metric,
     verb: &str,
     arg: &str,
@@ -703,7 +703,7 @@ pub fn bench_peer_op(
 /// N operations and replies their nanoseconds: the sample.
 pub fn bench_peer_requests(
     g: &mut Group,
-    peer: &mut crate::proc::Peer,
+    peer: &mut crate::child::Peer,
     metric: &'static Metric,
     request: impl Fn(u64) -> String,
 ) {
@@ -717,7 +717,7 @@ pub fn bench_peer_requests(
 /// operations (lat_wake, line), after one untimed `run 1`. A peer that
 /// cannot measure here (its replies start with [`crate::peer::UNAVAILABLE`])
 /// skips the metric with its reason; any other error fails it.
-pub fn bench_peer_runs(g: &mut Group, peer: &mut crate::proc::Peer, metric: &'static Metric) {
+pub fn bench_peer_runs(g: &mut Group, peer: &mut crate::child::Peer, metric: &'static Metric) {
     // A first request is quick; a peer silent this long is stuck.
     match peer.call("run 1", Duration::from_secs(10)) {
         Ok(_) => {}

@@ -21,7 +21,7 @@ use std::time::Duration;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 
-use crate::proc::{die_with_parent, ChildGuard};
+use crate::child::{die_with_parent, ChildGuard};
 use crate::stall::Stall;
 
 /// How long one round trip may wait for its answer before the bench fails.

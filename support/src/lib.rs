@@ -6,7 +6,7 @@
 //! - [`ops`]: dependency chains of basic operations (lat_ops).
 //! - [`harness`] (feature `harness`): Criterion glue, timed loops, profilers.
 //! - [`sys`]: thin wrappers over raw system calls.
-//! - [`proc`]: child processes as guards (killed and reaped on drop).
+//! - [`child`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
 //! - [`import`]: the C suite's SUMMARY tables and results files, read.
@@ -25,6 +25,7 @@ pub mod atomic_file;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
+pub mod child;
 pub mod clock;
 pub mod fs;
 #[cfg(feature = "harness")]
@@ -37,7 +38,6 @@ pub mod machine;
 mod machine_linux;
 pub mod ops;
 pub mod peer;
-pub mod proc;
 pub mod profile;
 #[cfg(target_os = "linux")]
 pub mod protfault;

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use lmbench_support::proc::ChildGuard;
+use lmbench_support::child::ChildGuard;
 
 pub struct Served {
     pub guard: ChildGuard,

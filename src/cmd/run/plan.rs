@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use crate::results::MetricStats;
 use anyhow::{bail, Context, Result};
-use lmbench_support::catalog::floors::{floor_of, FLOORS};
+use lmbench_support::catalog::floor_pairs::{floor_of, FLOORS};
 use lmbench_support::catalog::{floor, Metric, Program, PROGRAMS};
 
 /// One `cargo bench`: a program and the filter its bench gets (none: all

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use nix::errno::Errno;
 
-use crate::proc::{wait_readable, ChildGuard};
+use crate::child::{wait_readable, ChildGuard};
 
 /// lmbench's transfer unit: the writers write, and readers read, at most
 /// this much per call.

@@ -2,7 +2,7 @@
 //! inside `lmbench-peer floor` (a small single-threaded process: no
 //! Criterion machinery around each operation, no second thread), so any
 //! reader can see the harness's share of a figure. Each is the floor of
-//! one or more metrics ([`super::floors::FLOORS`]), in the same unit.
+//! one or more metrics ([`super::floor_pairs::FLOORS`]), in the same unit.
 use super::{Headline, Metric, Program, Unit, Unit::Micros};
 
 pub static NULL: Metric = Metric::median(

@@ -62,7 +62,7 @@ pub mod par_mem;
 pub mod scaling;
 pub mod tlb;
 
-pub mod floors;
+pub mod floor_pairs;
 pub mod tables;
 
 use std::fmt;

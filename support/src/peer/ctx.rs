@@ -310,7 +310,7 @@ fn member(parent: libc::pid_t, k: usize, from_prev: RawFd, to_next: RawFd) -> i3
 /// Binds this process to one CPU (the last it may run on) for the rest
 /// of its life; returns it.
 fn pin_to_one_cpu() -> io::Result<usize> {
-    let pin = crate::proc::OneCpu::pin()?;
+    let pin = crate::child::OneCpu::pin()?;
     let cpu = pin.cpu;
     // Never unbind: the ring members forked later must inherit it.
     std::mem::forget(pin);

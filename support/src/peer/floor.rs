@@ -6,7 +6,7 @@
 //! do. FILE is the 1-byte scratch file of stat, fstat, open and select;
 //! the bench owns it (so it is removed even if the bench panics) and
 //! passes it in argv, where any path fits. `chase N SHAPE SIZE` is the
-//! memory floor: N loads of a random chain (see [`super::floor_chase`]).
+//! memory floor: N loads of a random chain (see [`chase`]).
 //!
 //! Single-threaded by construction: nothing here starts a thread. With
 //! `LMBENCH_CHECK_THREADS=1` (inherited from the bench) every request
@@ -20,6 +20,8 @@
 //! floor loop compiles to the call and a compare. Set-up and tear-down
 //! outside the timed loops (opening, pipes, killing the echo child) go
 //! through `nix`.
+
+pub mod chase;
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -200,7 +202,7 @@ struct Floor {
     unix: Option<Echo>,
     /// The last memory chain asked for, built by its first request
     /// (seconds at 1 GiB) and kept for the samples that follow.
-    chase: Option<super::floor_chase::Chase>,
+    chase: Option<chase::Chase>,
 }
 
 impl Floor {
@@ -247,7 +249,7 @@ impl Floor {
     /// as `1g`), built on first use; a request for another chain frees
     /// this one first.
     fn chase(&mut self, shape: &str, size: &str, n: u64) -> io::Result<u64> {
-        use super::floor_chase::Chase;
+        use chase::Chase;
         let size = crate::size::parse(size)
             .ok()
             .and_then(|s| usize::try_from(s).ok())

@@ -3,7 +3,7 @@
 //! second process or a fork from a small address space. One file per mode.
 //!
 //! Protocol: requests are lines on stdin, replies `ok PAYLOAD` or
-//! `err MESSAGE` lines on stdout (see [`crate::proc::Peer`]). A peer exits
+//! `err MESSAGE` lines on stdout (see [`crate::child::Peer`]). A peer exits
 //! when its stdin closes, and (Linux) when its parent dies.
 
 use std::io::{self, BufRead, Write};
@@ -29,7 +29,6 @@ pub mod bw_write;
 pub mod ctx;
 pub mod echo;
 pub mod floor;
-pub mod floor_chase;
 pub mod line;
 pub mod proc;
 pub mod rpc;

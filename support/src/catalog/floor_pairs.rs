@@ -1,8 +1,8 @@
-//! Floors: each metric beside a bare loop of the same operation (no
-//! Criterion per-iteration machinery, no threads), measured in the same
-//! run, so any reader sees the harness's share of a figure. A metric's
-//! figure divided by its floor's should be close to 1; `lmbench summary
-//! --floors` prints both and the ratio.
+//! Floor pairs: each metric beside its floor, a bare loop of the same
+//! operation (no Criterion per-iteration machinery, no threads), measured
+//! in the same run, so any reader sees the harness's share of a figure. A
+//! metric's figure divided by its floor's should be close to 1; `lmbench
+//! summary --floors` prints both and the ratio.
 //!
 //! Adding a floor: a metric for the bare loop (in the `floor` program or,
 //! for a reference that needs the bench's own setup, in the metric's own
