@@ -23,8 +23,8 @@ mod imported;
 mod notes;
 mod text;
 
-pub use formats::{render_csv, render_json, render_markdown};
-pub use imported::render_imported;
+use formats::{render_csv, render_json, render_markdown};
+use imported::render_imported;
 pub use text::render;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
@@ -90,7 +90,7 @@ pub fn run(opts: Args) -> Result<()> {
     let old = store::resolve(&opts.old)?;
     let new = store::resolve(&opts.new)?;
     if old.imported.is_some() || new.imported.is_some() {
-        print!("{}", render_imported(&old, &new)?);
+        print!("{}", render_imported(&old, &new, opts.format)?);
         return Ok(());
     }
     if !(busy_cpus.is_finite() && busy_cpus > 0.0) {
