@@ -51,3 +51,19 @@ pub fn busy_notes(notes: &[String]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_aligns_its_columns_and_keeps_a_pipe_inside_its_cell() {
+        let t = table(
+            &[("name", Align::Left), ("value", Align::Right)],
+            [vec!["a|b".to_string(), "1.5\\*".to_string()]],
+        );
+        assert_eq!(t, "| name | value |\n|---|---:|\n| a\\|b | 1.5\\* |\n");
+        assert_eq!(busy_notes(&[]), "");
+        assert_eq!(busy_notes(&["h: x".into()]), "- \\* h: x\n\n");
+    }
+}

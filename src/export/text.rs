@@ -33,3 +33,16 @@ pub fn rule(widths: &[usize]) -> String {
 pub fn busy_notes(notes: &[String]) -> String {
     notes.iter().map(|n| format!("  * {n}\n")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_figure_keeps_its_width_with_one_digit_fewer() {
+        assert_eq!(figure(Some(0.0812), false, 6), "0.0812");
+        assert_eq!(figure(Some(0.0812), true, 6), "0.081*");
+        assert_eq!(figure(None, true, 6), "-");
+        assert_eq!(rule(&[2, 3]), "-- ---");
+    }
+}
