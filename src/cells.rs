@@ -110,6 +110,16 @@ pub fn busy_window(s: &MetricStats, threshold: f64) -> Option<&Activity> {
     Activity::worst(&s.activity).filter(|a| a.is_busy(threshold))
 }
 
+/// The window in which other work used the most CPU (the last of equals);
+/// `None` if there are none.
+pub fn busiest<'a>(windows: impl IntoIterator<Item = &'a Activity>) -> Option<&'a Activity> {
+    windows.into_iter().max_by(|a, b| {
+        a.other_cpus()
+            .unwrap_or(0.0)
+            .total_cmp(&b.other_cpus().unwrap_or(0.0))
+    })
+}
+
 /// The cells of table `t`, one row per run: what every output format of
 /// `summary` shows. `busy_cpus` is the busy threshold (CPUs of other work).
 pub fn grid(t: &Table, runs: &[Run], busy_cpus: f64, spread: Option<Spread>) -> Vec<Vec<Cell>> {
@@ -159,15 +169,11 @@ fn reads_and_value(column: &Column, run: &Run) -> (Vec<String>, Option<f64>) {
 /// The cell of `column` for `run`.
 pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) -> Cell {
     let (ids, value) = reads_and_value(column, run);
-    let busy = ids
-        .iter()
-        .filter_map(|id| busy_window(run.metrics.get(id)?, threshold))
-        .max_by(|a, b| {
-            a.other_cpus()
-                .unwrap_or(0.0)
-                .total_cmp(&b.other_cpus().unwrap_or(0.0))
-        })
-        .cloned();
+    let busy = busiest(
+        ids.iter()
+            .filter_map(|id| busy_window(run.metrics.get(id)?, threshold)),
+    )
+    .cloned();
     let spread = match (value, spread) {
         (Some(v), Some(kind)) => propagate(column, run, &ids, v, kind),
         _ => None,

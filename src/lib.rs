@@ -1,6 +1,6 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
 //! the saved-run store (`store`), the one run type (`results`), its
-//! statistics and the table layout.
+//! statistics, the table layout and the output formats (`export`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
@@ -10,6 +10,7 @@ pub mod cells;
 pub mod columns;
 pub mod criterion_files;
 pub mod environment;
+pub mod export;
 pub mod filter;
 pub mod lock;
 pub mod results;

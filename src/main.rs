@@ -8,6 +8,7 @@ mod saving;
 use lmbench::cells;
 use lmbench::columns;
 use lmbench::criterion_files;
+use lmbench::export;
 use lmbench::filter;
 use lmbench::results;
 use lmbench::stats;

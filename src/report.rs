@@ -10,12 +10,14 @@
 //! `--spread`, every figure carries its spread in every format.
 
 use anyhow::{bail, Result};
-use lmbench_support::activity::BUSY_CPUS;
+use lmbench_support::activity::{Activity, BUSY_CPUS};
 use lmbench_support::catalog::tables::{MEM_LAT, REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::json;
 
 use crate::cells::{self, Cell, Spread};
+use crate::export::markdown::{self, Align};
+use crate::export::{busy_note, csv, fmt_num, json, text, Format};
 use crate::results::{Imported, Run};
 use crate::{store, table};
 
@@ -52,59 +54,23 @@ fn grid(t: &Table, runs: &[Run], opts: &Options) -> Vec<Vec<Cell>> {
 /// (the busiest window among them).
 fn busy_notes(t: &Table, runs: &[Run], grid: &[Vec<Cell>]) -> Vec<String> {
     let names = column_names(t);
-    let mut out = Vec::new();
-    for (run, row) in runs.iter().zip(grid) {
-        let busy: Vec<(&String, &Cell)> = names
-            .iter()
-            .zip(row)
-            .filter(|(_, c)| c.value.is_some() && c.busy.is_some())
-            .collect();
-        let worst = busy
-            .iter()
-            .filter_map(|(_, c)| c.busy.as_ref())
-            .max_by(|a, b| {
-                a.other_cpus()
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.other_cpus().unwrap_or(0.0))
-            });
-        if let Some(w) = worst {
-            let cols: Vec<&str> = busy.iter().map(|(n, _)| n.as_str()).collect();
-            out.push(format!(
-                "{}: measured on a busy machine ({}): {}",
-                run.host(),
-                cols.join(", "),
-                w.describe()
-            ));
-        }
-    }
-    out
+    runs.iter()
+        .zip(grid)
+        .filter_map(|(run, row)| {
+            let busy: Vec<(&str, &Activity)> = names
+                .iter()
+                .zip(row)
+                .filter(|(_, c)| c.value.is_some())
+                .filter_map(|(n, c)| Some((n.as_str(), c.busy.as_ref()?)))
+                .collect();
+            busy_note(&run.host(), &busy)
+        })
+        .collect()
 }
 
 /// The closing lines: what `*` and the spread line mean.
 fn legend(any_busy: bool, opts: &Options) -> String {
-    let mut out = String::new();
-    if any_busy {
-        out.push_str(&format!(
-            "* measured while other work used at least {}% of a CPU: not comparable.\n",
-            100.0 * opts.busy_cpus
-        ));
-    }
-    if let Some(kind) = opts.spread {
-        out.push_str(&format!(
-            "spread: {}, as a share of the figure.\n",
-            kind.describe()
-        ));
-    }
-    out
-}
-
-/// Output formats of `summary`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Markdown,
-    Csv,
-    Json,
+    crate::export::legend(any_busy, opts.busy_cpus, opts.spread)
 }
 
 /// The tables that have data for any of `runs`.
@@ -123,7 +89,7 @@ fn tables_with_data(runs: &[Run]) -> Result<Vec<&'static Table>> {
 /// Renders every table that has data for any of `runs`, lmbench's layout,
 /// with the default options.
 pub fn render(runs: &[Run]) -> Result<String> {
-    text(runs, &Options::default())
+    as_text(runs, &Options::default())
 }
 
 /// The notes of table `t` for the runs that have data in it
@@ -154,7 +120,7 @@ fn imported_notes(t: &Table, r: &Run, imp: &Imported) -> Vec<String> {
         .iter()
         .filter_map(|(k, v)| {
             let name = k.strip_prefix(&prefix)?;
-            Some(format!("{name} {}", table::fmt_num(*v, 8)))
+            Some(format!("{name} {}", fmt_num(*v, 8)))
         })
         .collect();
     let mut notes = Vec::new();
@@ -194,17 +160,16 @@ fn merge_notes(per_run: &[(String, Vec<String>)]) -> String {
     out
 }
 
-fn text(runs: &[Run], opts: &Options) -> Result<String> {
+fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = table::banner();
     let mut any_busy = false;
     for t in tables_with_data(runs)? {
         let g = grid(t, runs, opts);
         out.push('\n');
         out.push_str(&table::render(t, runs, &g, opts.spread.is_some()));
-        for n in busy_notes(t, runs, &g) {
-            any_busy = true;
-            out.push_str(&format!("  * {n}\n"));
-        }
+        let notes = busy_notes(t, runs, &g);
+        any_busy |= !notes.is_empty();
+        out.push_str(&text::busy_notes(&notes));
         // lmbench's "Guesses", the cache points and sizes used, what an
         // imported run brought beside the table, under it.
         out.push_str(&run_notes(t, runs));
@@ -233,10 +198,10 @@ pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
         return floors::render_as(runs, opts);
     }
     match opts.format {
-        Format::Text => text(runs, opts),
-        Format::Markdown => markdown(runs, opts),
-        Format::Csv => csv(runs, opts),
-        Format::Json => json_out(runs, opts),
+        Format::Text => as_text(runs, opts),
+        Format::Markdown => as_markdown(runs, opts),
+        Format::Csv => as_csv(runs, opts),
+        Format::Json => as_json(runs, opts),
     }
 }
 
@@ -250,83 +215,50 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
     c.unit(t).label()
 }
 
-/// A CSV figure: full precision trimmed of float noise; an empty field
-/// where there is none, as spreadsheets and pandas read a missing value.
-pub(crate) fn csv_num(v: Option<f64>) -> String {
-    v.map_or_else(String::new, |v| {
-        let s = format!("{v:.6}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    })
-}
-
-/// CSV text: the comma-separated column names `header`, then `records`,
-/// one line each, a field quoted where it needs it (the `csv` crate's
-/// rules, RFC 4180).
-pub(crate) fn csv_text(
-    header: &str,
-    records: impl IntoIterator<Item = Vec<String>>,
-) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header.split(','))?;
-    for r in records {
-        w.write_record(&r)?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8(bytes)?)
-}
-
-fn markdown(runs: &[Run], opts: &Options) -> Result<String> {
+fn as_markdown(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = String::new();
     let mut any_busy = false;
     for t in tables_with_data(runs)? {
         let names = column_names(t);
         let g = grid(t, runs, opts);
         out.push_str(&format!("### {} ({})\n\n", t.title, t.unit.label()));
-        out.push_str(&format!("| Host | OS | {} |\n", names.join(" | ")));
-        out.push_str(&format!("|---|---|{}\n", "---:|".repeat(names.len())));
-        for (r, row) in runs.iter().zip(&g) {
-            let vals: Vec<String> = row
-                .iter()
-                .zip(t.columns)
-                .map(|(cell, c)| {
-                    let Some(v) = cell.value else {
-                        return "-".into();
-                    };
-                    let mut s = table::fmt_num(v, c.width.max(6));
-                    if cell.busy.is_some() {
-                        s.push_str("\\*");
-                    }
-                    if let Some(h) = cell.spread {
-                        s.push_str(&format!(" {}", cells::fmt_spread(h, v, 8)));
-                    }
-                    s
-                })
-                .collect();
-            out.push_str(&format!(
-                "| {} | {} | {} |\n",
-                r.host(),
-                r.machine.os_label(),
-                vals.join(" | ")
-            ));
-        }
+        let headers: Vec<(&str, Align)> = [("Host", Align::Left), ("OS", Align::Left)]
+            .into_iter()
+            .chain(names.iter().map(|n| (n.as_str(), Align::Right)))
+            .collect();
+        let rows = runs.iter().zip(&g).map(|(r, row)| {
+            let figures = row.iter().zip(t.columns).map(|(cell, c)| {
+                let Some(v) = cell.value else {
+                    return "-".into();
+                };
+                let mut s = fmt_num(v, c.width.max(6));
+                if cell.busy.is_some() {
+                    s.push_str("\\*");
+                }
+                if let Some(h) = cell.spread {
+                    s.push_str(&format!(" {}", cells::fmt_spread(h, v, 8)));
+                }
+                s
+            });
+            [r.host(), r.machine.os_label()]
+                .into_iter()
+                .chain(figures)
+                .collect()
+        });
+        out.push_str(&markdown::table(&headers, rows));
         out.push('\n');
         let notes = busy_notes(t, runs, &g);
-        for n in &notes {
-            out.push_str(&format!("- \\* {n}\n"));
-        }
-        if !notes.is_empty() {
-            any_busy = true;
-            out.push('\n');
-        }
+        any_busy |= !notes.is_empty();
+        out.push_str(&markdown::busy_notes(&notes));
     }
-    out.push_str(&legend(any_busy, opts).replace('*', "\\*"));
+    out.push_str(&markdown::escape_marks(&legend(any_busy, opts)));
     Ok(out)
 }
 
 /// One line per cell; `busy` is true for a figure measured on a busy
 /// machine; with `--spread`, `spread` is its half-width in the unit. A
 /// figure the run lacks (or its spread) is an empty field.
-fn csv(runs: &[Run], opts: &Options) -> Result<String> {
+fn as_csv(runs: &[Run], opts: &Options) -> Result<String> {
     let mut header = String::from("table,column,unit,run,machine,label,os,value,busy");
     if opts.spread.is_some() {
         header.push_str(",spread");
@@ -345,47 +277,21 @@ fn csv(runs: &[Run], opts: &Options) -> Result<String> {
                     r.machine_name(),
                     r.label().unwrap_or("").to_string(),
                     r.machine.os_label(),
-                    csv_num(cell.value),
+                    csv::num(cell.value),
                     (cell.value.is_some() && cell.busy.is_some()).to_string(),
                 ];
                 if opts.spread.is_some() {
-                    fields.push(csv_num(cell.spread));
+                    fields.push(csv::num(cell.spread));
                 }
                 records.push(fields);
             }
         }
     }
-    csv_text(&header, records)
+    csv::document(&header, records)
 }
 
-/// The `runs` list of the JSON output: each run and its busy metrics.
-pub fn run_list_json(runs: &[Run], opts: &Options) -> Vec<serde_json::Value> {
-    runs.iter()
-        .map(|r| {
-            // Every busy metric of the run with what ran.
-            let busy: Vec<_> = r
-                .metrics
-                .iter()
-                .filter_map(|(id, s)| {
-                    let a = cells::busy_window(s, opts.busy_cpus)?;
-                    Some(json!({ "metric": id, "other_cpus": a.other_cpus(),
-                                 "what_ran": a.describe() }))
-                })
-                .collect();
-            json!({
-                "run": r.host(),
-                "machine": r.machine_name(),
-                "label": r.label(),
-                "os": r.machine.os_label(),
-                "date": r.meta.date,
-                "busy": busy,
-            })
-        })
-        .collect()
-}
-
-fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
-    let run_list = run_list_json(runs, opts);
+fn as_json(runs: &[Run], opts: &Options) -> Result<String> {
+    let run_list = json::runs(runs, opts.busy_cpus);
     let tables: Vec<_> = tables_with_data(runs)?
         .into_iter()
         .map(|t| {
@@ -420,29 +326,12 @@ fn json_out(runs: &[Run], opts: &Options) -> Result<String> {
     if let Some(kind) = opts.spread {
         doc["spread"] = json!(kind.describe());
     }
-    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    json::document(&doc)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{csv_num, csv_text, merge_notes};
-
-    #[test]
-    fn csv_quotes_where_a_field_needs_it_and_leaves_missing_figures_empty() {
-        let text = csv_text(
-            "name,note,value",
-            [
-                vec!["a,b".into(), "say \"hi\"\nthen go".into(), csv_num(None)],
-                vec!["c".into(), String::new(), csv_num(Some(0.1200001))],
-                vec!["d".into(), "x".into(), csv_num(Some(3.0))],
-            ],
-        )
-        .unwrap();
-        assert_eq!(
-            text,
-            "name,note,value\n\"a,b\",\"say \"\"hi\"\"\nthen go\",\nc,,0.12\nd,x,3\n"
-        );
-    }
+    use super::merge_notes;
 
     #[test]
     fn shared_notes_print_once_and_differing_ones_name_their_run() {

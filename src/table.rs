@@ -1,64 +1,16 @@
 //! lmbench-style table layout: a title, a rule, two header lines, a dashed
 //! rule per column, then one row per run. Host (9) and OS (13) open every
 //! row; each figure is formatted to its column's width the way lmbench's
-//! report does (as many digits as fit: 0.08, 1.25, 12.5, 123, 1234, 12K).
+//! report does (`export::text::figure`: as many digits as fit).
 
 use lmbench_support::catalog::{Source, Table};
 
 use crate::cells::{fmt_spread, Cell};
+use crate::export::text::{figure, push_line, rule};
 use crate::results::Run;
 
 pub const HOST_W: usize = 9;
 pub const OS_W: usize = 13;
-
-/// Formats `v` in at most `width` characters, keeping as many significant
-/// digits as fit; large values get a K or M suffix.
-pub fn fmt_num(v: f64, width: usize) -> String {
-    if !v.is_finite() {
-        return "-".to_string();
-    }
-    let fits = |s: &str| s.len() <= width;
-    // Whole numbers (counts: tlb pages, line bytes, scal load) print bare.
-    if v == v.trunc() && v.abs() >= 1.0 && v.abs() < 10f64.powi(width as i32) {
-        return format!("{v:.0}");
-    }
-    // Plain decimal, most precise first: at most 4 significant digits for
-    // figures of 1 and above (134.7, 3.892), at most 4 decimals below 1.
-    let int_digits = if v.abs() >= 1.0 {
-        v.abs().log10().floor() as usize + 1
-    } else {
-        0
-    };
-    let max_prec = if int_digits == 0 {
-        4
-    } else {
-        4usize.saturating_sub(int_digits)
-    };
-    for prec in (0..=max_prec.min(width.saturating_sub(2))).rev() {
-        let s = trim_negative_zero(format!("{v:.prec$}"));
-        if fits(&s) {
-            return s;
-        }
-    }
-    for (div, suffix) in [(1e3, "K"), (1e6, "M"), (1e9, "G")] {
-        let scaled = v / div;
-        for prec in (0..=2usize).rev() {
-            let s = format!("{scaled:.prec$}{suffix}");
-            if fits(&s) {
-                return s;
-            }
-        }
-    }
-    "#".repeat(width)
-}
-
-fn trim_negative_zero(s: String) -> String {
-    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
-        s[1..].to_string()
-    } else {
-        s
-    }
-}
 
 fn cut(s: &str, w: usize) -> String {
     s.chars().take(w).collect()
@@ -100,10 +52,7 @@ pub fn render(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) ->
         .map(|r| r.host().chars().count())
         .fold(HOST_W, usize::max);
     let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
+    let mut line = |s: String| push_line(&mut out, &s);
     let width: usize = host_w + 1 + OS_W + table.columns.iter().map(|c| c.width + 1).sum::<usize>();
     line(table.title.to_string());
     line("-".repeat(width.max(table.title.len())));
@@ -129,12 +78,11 @@ pub fn render(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) ->
         }
         line(s);
     }
-    let mut rule = format!("{} {}", "-".repeat(host_w), "-".repeat(OS_W));
-    for c in table.columns {
-        rule.push(' ');
-        rule.push_str(&"-".repeat(c.width));
-    }
-    line(rule);
+    let widths: Vec<usize> = [host_w, OS_W]
+        .into_iter()
+        .chain(table.columns.iter().map(|c| c.width))
+        .collect();
+    line(rule(&widths));
     for (run, row) in runs.iter().zip(cells) {
         let mut s = format!(
             "{:<host_w$} {:<OS_W$}",
@@ -142,11 +90,7 @@ pub fn render(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) ->
             cut(&run.machine.os_label(), OS_W)
         );
         for (c, cell) in table.columns.iter().zip(row) {
-            let text = match (cell.value, &cell.busy) {
-                (None, _) => "-".to_string(),
-                (Some(v), None) => fmt_num(v, c.width),
-                (Some(v), Some(_)) => format!("{}*", fmt_num(v, c.width.saturating_sub(1))),
-            };
+            let text = figure(cell.value, cell.busy.is_some(), c.width);
             s.push(' ');
             s.push_str(&format!("{text:>w$}", w = c.width));
         }
@@ -216,25 +160,5 @@ mod tests {
             .map(|t| t.key)
             .collect();
         assert_eq!(shown, ["comm_lat"]);
-    }
-
-    #[test]
-    fn numbers_fit_their_width() {
-        assert_eq!(fmt_num(0.0812, 4), "0.08");
-        assert_eq!(fmt_num(1.254, 4), "1.25");
-        assert_eq!(fmt_num(12.54, 4), "12.5");
-        assert_eq!(fmt_num(123.4, 4), "123");
-        assert_eq!(fmt_num(1234.0, 4), "1234");
-        assert_eq!(fmt_num(12345.0, 4), "12K");
-        assert_eq!(fmt_num(1234.0, 3), "1K");
-        assert_eq!(fmt_num(1250.0, 3), "1K");
-        assert_eq!(fmt_num(0.0812, 6), "0.0812");
-        assert_eq!(fmt_num(134.7489, 8), "134.7");
-        assert_eq!(fmt_num(3.8915, 6), "3.892");
-        assert_eq!(fmt_num(1871.18, 7), "1871");
-        assert_eq!(fmt_num(2_500_000.0, 4), "2.5M");
-        assert_eq!(fmt_num(-0.001, 4), "0.00");
-        assert_eq!(fmt_num(f64::NAN, 4), "-");
-        assert_eq!(fmt_num(64.0, 5), "64");
     }
 }

@@ -5,7 +5,8 @@
 use anyhow::{bail, Result};
 
 use crate::cells::Spread;
-use crate::report::{render_as, Format, Options};
+use crate::export::Format;
+use crate::report::{render_as, Options};
 use crate::store;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).

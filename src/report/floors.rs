@@ -17,25 +17,29 @@
 //! this host within 5% where the medians swung 0.76-1.40).
 
 use anyhow::{bail, Result};
+use lmbench_support::activity::Activity;
 use lmbench_support::catalog::floor_pairs::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
-use super::{csv_num, csv_text, run_list_json, Format, Options};
+use super::Options;
 use crate::cells::busy_window;
+use crate::export::markdown::{self, Align};
+use crate::export::text::{self, figure, push_line, rule};
+use crate::export::{busy_note, csv, json, legend, Format};
 use crate::results::Run;
-use crate::table::{self, HOST_W, OS_W};
+use crate::table::{HOST_W, OS_W};
 
 pub const TITLE: &str =
     "Floors - each metric beside a bare loop of its operation (ratio = figure / floor)";
 
 /// One side of a row: the figure and, if measured on a busy machine,
-/// what ran.
+/// the busiest window.
 struct Side {
     value: Option<f64>,
     /// The fastest sample, in the metric's unit.
     fastest: Option<f64>,
-    busy: Option<String>,
+    busy: Option<Activity>,
 }
 
 fn side(run: &Run, m: &Metric, busy_cpus: f64) -> Side {
@@ -50,7 +54,7 @@ fn side(run: &Run, m: &Metric, busy_cpus: f64) -> Side {
             .metrics
             .get(m.id)
             .and_then(|s| busy_window(s, busy_cpus))
-            .map(|a| a.describe()),
+            .cloned(),
     }
 }
 
@@ -115,69 +119,52 @@ fn rows<'a>(runs: &'a [Run], opts: &Options) -> Result<Vec<Row<'a>>> {
 pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
     let rows = rows(runs, opts)?;
     Ok(match opts.format {
-        Format::Text => text(runs, &rows, opts),
-        Format::Markdown => markdown(&rows, opts),
-        Format::Csv => csv(&rows)?,
-        Format::Json => json_out(runs, &rows, opts)?,
+        Format::Text => as_text(runs, &rows, opts),
+        Format::Markdown => as_markdown(&rows, opts),
+        Format::Csv => as_csv(&rows)?,
+        Format::Json => as_json(runs, &rows, opts)?,
     })
 }
 
 const NUM_W: usize = 8;
 const RATIO_W: usize = 5;
 
-/// A figure to `w` characters; a busy one ends in `*` (one digit fewer).
+/// A side's figure to `w` characters, busy-marked.
 fn fig(s: &Side, w: usize) -> String {
-    match (s.value, &s.busy) {
-        (None, _) => "-".into(),
-        (Some(v), None) => table::fmt_num(v, w),
-        (Some(v), Some(_)) => format!("{}*", table::fmt_num(v, w - 1)),
-    }
+    figure(s.value, s.busy.is_some(), w)
 }
 
 fn two_places(q: Option<f64>) -> String {
     q.map_or("-".into(), |q| format!("{q:.2}"))
 }
 
-/// One line per run with busy figures: which metrics and what ran.
+/// One line per run with busy figures: which metrics, and what ran in
+/// the busiest of their windows.
 fn busy_notes(rows: &[Row]) -> Vec<String> {
-    let mut notes = Vec::new();
     let mut hosts: Vec<String> = rows.iter().map(|r| r.run.host()).collect();
-    hosts.dedup();
     hosts.sort();
     hosts.dedup();
-    for host in hosts {
-        let mut ids = Vec::new();
-        let mut what = None;
-        for r in rows.iter().filter(|r| r.run.host() == host) {
-            for (s, m) in [(&r.figure, r.floor.metric), (&r.bare, r.floor.floor)] {
-                if let (Some(_), Some(w)) = (s.value, &s.busy) {
-                    ids.push(m.id);
-                    what.get_or_insert_with(|| w.clone());
-                }
-            }
-        }
-        if let Some(w) = what {
-            notes.push(format!(
-                "{host}: measured on a busy machine ({}): {w}",
-                ids.join(", ")
-            ));
-        }
-    }
-    notes
+    hosts
+        .iter()
+        .filter_map(|host| {
+            let busy: Vec<(&str, &Activity)> = rows
+                .iter()
+                .filter(|r| &r.run.host() == host)
+                .flat_map(|r| [(&r.figure, r.floor.metric), (&r.bare, r.floor.floor)])
+                .filter(|(s, _)| s.value.is_some())
+                .filter_map(|(s, m)| Some((m.id, s.busy.as_ref()?)))
+                .collect();
+            busy_note(host, &busy)
+        })
+        .collect()
 }
 
-fn legend(any_busy: bool, opts: &Options) -> String {
-    if any_busy {
-        format!(
-            "* measured while other work used at least {}% of a CPU: not comparable.\n",
-            100.0 * opts.busy_cpus
-        )
-    } else {
-        String::new()
-    }
+/// What `*` means, if any figure is busy.
+fn busy_legend(any_busy: bool, opts: &Options) -> String {
+    legend(any_busy, opts.busy_cpus, None)
 }
 
-fn text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
+fn as_text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
     let host_w = runs
         .iter()
         .map(|r| r.host().chars().count())
@@ -187,10 +174,7 @@ fn text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
         .map(|f| f.metric.id.len())
         .fold("Metric".len(), usize::max);
     let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
+    let mut line = |s: String| push_line(&mut out, &s);
     let width = host_w + OS_W + id_w + 4 + 2 * NUM_W + 2 * RATIO_W + 6;
     line(TITLE.to_string());
     line("-".repeat(width.max(TITLE.len())));
@@ -198,11 +182,9 @@ fn text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
         "{:<host_w$} {:<OS_W$} {:<id_w$} {:<4} {:>NUM_W$} {:>NUM_W$} {:>RATIO_W$} {:>RATIO_W$}",
         "Host", "OS", "Metric", "Unit", "Figure", "Floor", "Ratio", "Best"
     ));
-    line(
-        [host_w, OS_W, id_w, 4, NUM_W, NUM_W, RATIO_W, RATIO_W]
-            .map(|w| "-".repeat(w))
-            .join(" "),
-    );
+    line(rule(&[
+        host_w, OS_W, id_w, 4, NUM_W, NUM_W, RATIO_W, RATIO_W,
+    ]));
     for r in rows {
         let host: String = r.run.host().chars().take(host_w).collect();
         let os: String = r.run.machine.os_label().chars().take(OS_W).collect();
@@ -217,13 +199,11 @@ fn text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
         ));
     }
     let notes = busy_notes(rows);
-    for n in &notes {
-        out.push_str(&format!("  * {n}\n"));
-    }
+    out.push_str(&text::busy_notes(&notes));
     out.push('\n');
     out.push_str(BEST_NOTE);
     out.push('\n');
-    out.push_str(&legend(!notes.is_empty(), opts));
+    out.push_str(&busy_legend(!notes.is_empty(), opts));
     out
 }
 
@@ -232,42 +212,50 @@ const BEST_NOTE: &str = "Best = fastest sample / fastest floor sample: other wor
                          on a VM's core) only slows samples, so on a shared host this ratio\n\
                          shows the suite's share with the least noise.";
 
-fn markdown(rows: &[Row], opts: &Options) -> String {
+fn as_markdown(rows: &[Row], opts: &Options) -> String {
     let mut out = format!("### {TITLE}\n\n");
-    out.push_str("| Host | OS | Metric | Unit | Figure | Floor | Ratio | Best |\n");
-    out.push_str("|---|---|---|---|---:|---:|---:|---:|\n");
-    let md = |s: &Side| fig(s, NUM_W).replace('*', "\\*");
-    for r in rows {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.run.host(),
-            r.run.machine.os_label(),
-            r.floor.metric.id,
-            r.floor.metric.unit.label(),
-            md(&r.figure),
-            md(&r.bare),
-            two_places(r.ratio()),
-            two_places(r.best()),
-        ));
-    }
+    let headers = [
+        ("Host", Align::Left),
+        ("OS", Align::Left),
+        ("Metric", Align::Left),
+        ("Unit", Align::Left),
+        ("Figure", Align::Right),
+        ("Floor", Align::Right),
+        ("Ratio", Align::Right),
+        ("Best", Align::Right),
+    ];
+    let md = |s: &Side| markdown::escape_marks(&fig(s, NUM_W));
+    out.push_str(&markdown::table(
+        &headers,
+        rows.iter().map(|r| {
+            vec![
+                r.run.host(),
+                r.run.machine.os_label(),
+                r.floor.metric.id.to_string(),
+                r.floor.metric.unit.label().to_string(),
+                md(&r.figure),
+                md(&r.bare),
+                two_places(r.ratio()),
+                two_places(r.best()),
+            ]
+        }),
+    ));
     out.push('\n');
     out.push_str(BEST_NOTE);
     out.push_str("\n\n");
     let notes = busy_notes(rows);
-    for n in &notes {
-        out.push_str(&format!("- \\* {n}\n"));
-    }
-    if !notes.is_empty() {
-        out.push('\n');
-    }
-    out.push_str(&legend(!notes.is_empty(), opts).replace('*', "\\*"));
+    out.push_str(&markdown::busy_notes(&notes));
+    out.push_str(&markdown::escape_marks(&busy_legend(
+        !notes.is_empty(),
+        opts,
+    )));
     out
 }
 
 /// One line per row; `busy` is true if either side was measured on a
 /// busy machine; a figure or ratio the run lacks is an empty field.
-fn csv(rows: &[Row]) -> Result<String> {
-    csv_text(
+fn as_csv(rows: &[Row]) -> Result<String> {
+    csv::document(
         "metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,best_ratio,busy",
         rows.iter().map(|r| {
             vec![
@@ -278,10 +266,10 @@ fn csv(rows: &[Row]) -> Result<String> {
                 r.run.machine_name(),
                 r.run.label().unwrap_or("").to_string(),
                 r.run.machine.os_label(),
-                csv_num(r.figure.value),
-                csv_num(r.bare.value),
-                csv_num(r.ratio()),
-                csv_num(r.best()),
+                csv::num(r.figure.value),
+                csv::num(r.bare.value),
+                csv::num(r.ratio()),
+                csv::num(r.best()),
                 r.busy().to_string(),
             ]
         }),
@@ -290,7 +278,7 @@ fn csv(rows: &[Row]) -> Result<String> {
 
 /// As summary's JSON: the runs, then per floor pair arrays with one entry
 /// per run (null where missing).
-fn json_out(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
+fn as_json(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
     let floors: Vec<_> = rows
         .chunks(runs.len().max(1))
         .map(|pair| {
@@ -308,11 +296,11 @@ fn json_out(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
         })
         .collect();
     let doc = json!({
-        "runs": run_list_json(runs, opts),
+        "runs": json::runs(runs, opts.busy_cpus),
         "floors": floors,
         "busy_threshold_cpus": opts.busy_cpus,
     });
-    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    json::document(&doc)
 }
 
 #[cfg(test)]
@@ -433,6 +421,43 @@ shows the suite's share with the least noise.
         assert_eq!(floors[2]["ratio"], json!([null, null]));
         assert_eq!(floors[0]["best_ratio"], json!([1.0, null]));
         assert_eq!(json["runs"].as_array().unwrap().len(), 2);
+    }
+
+    /// A window of `wall_s` seconds in which `name` used `cpu_s`.
+    fn window(name: &str, cpu_s: f64) -> Activity {
+        Activity {
+            wall_s: 1.0,
+            cpus: 2,
+            others_cpu_s: Some(cpu_s),
+            top: vec![lmbench_support::activity::Proc {
+                name: name.into(),
+                cpu_s,
+            }],
+            ..Activity::default()
+        }
+    }
+
+    #[test]
+    fn the_busy_note_names_the_busiest_window_not_the_first() {
+        let mut runs = fixture();
+        // In row order, null's figure (lightly busy) comes before its floor
+        // (busier).
+        let a = &mut runs[0].metrics;
+        a.get_mut(lat_syscall::NULL.id).unwrap().activity = vec![window("cron", 0.1)];
+        a.get_mut(floor::NULL.id).unwrap().activity = vec![window("stress", 0.8)];
+        let text = render_as(&runs, &Options::default()).unwrap();
+        assert!(
+            text.contains(
+                "  * vm/a: measured on a busy machine (lat_syscall/null, floor/null): \
+                 other work 0.80 CPU (stress 0.80), over 1.0 s\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(" us    0.0840*  0.0800*  1.05  1.00\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("not comparable.\n"), "{text}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! table and the Markdown one show the same strings, so the two cannot
 //! disagree on a figure.
 
-use crate::table;
+use crate::export::fmt_num;
 use crate::verdict::{Level, Row, Verdict};
 
 /// A change in percent with its sign, to one decimal.
@@ -61,7 +61,7 @@ impl Cells {
                     } else {
                         format!("{:.3}", t.q)
                     },
-                    format!("±{}%", table::fmt_num(t.detect_pct, 5)),
+                    format!("±{}%", fmt_num(t.detect_pct, 5)),
                 )
             }
             None => ("-".into(), "-".into(), "-".into()),
@@ -80,8 +80,8 @@ impl Cells {
         Cells {
             metric: r.id.clone(),
             unit: r.unit.to_string(),
-            old: table::fmt_num(r.old, 9),
-            new: table::fmt_num(r.new, 9),
+            old: fmt_num(r.old, 9),
+            new: fmt_num(r.new, 9),
             change,
             interval,
             q,

@@ -1,0 +1,291 @@
+//! `compare`'s text report: the runs, the machine facts that differ,
+//! whether the machine itself changed, a row per metric, the counts, and
+//! the notes on the test and the noise (`notes`).
+
+use crate::columns::{lmbench_column_metrics, pinned_twins};
+use crate::export::fmt_num;
+use crate::results::Run;
+use crate::verdict::{self, Comparison, Level, Row, Verdict};
+
+use super::cells::{pct, Cells};
+use super::fact_diff;
+use super::notes::{
+    interfered_line, noise_line, settled_by_twins, short_of_threshold, sittings_line, twins_section,
+};
+
+/// The whole report as text.
+pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
+    let busy_pct = 100.0 * busy_cpus;
+    let threshold = c.threshold_pct;
+    let mut out = String::new();
+    let name = |r: &Run| {
+        let commit = r.meta.commit.as_deref().unwrap_or("unknown");
+        let pooled = match r.meta.runs_pooled {
+            0 | 1 => String::new(),
+            n => format!(", {n} runs pooled"),
+        };
+        format!(
+            "{}  {}, lmbench-rs {} ({}){pooled}",
+            r.host(),
+            r.meta.date,
+            r.meta.suite_version,
+            &commit[..commit.len().min(12)]
+        )
+    };
+    out.push_str(&format!("OLD {}\nNEW {}\n\n", name(old), name(new)));
+    let diff = fact_diff(old, new);
+    if diff.is_empty() {
+        out.push_str("machine facts: no difference\n\n");
+    } else {
+        out.push_str("machine facts that differ:\n");
+        let w = diff.iter().map(|d| d.0.len()).max().unwrap_or(0);
+        for (k, o, n) in &diff {
+            out.push_str(&format!("  {k:<w$}  {o}\n  {:<w$}  -> {n}\n", ""));
+        }
+        out.push('\n');
+    }
+    let d = &c.drift;
+    if d.machine_changed() {
+        out.push_str(&format!(
+            "the machine itself changed: {} of {} CPU-only metrics ({}) moved the same way \
+             ({} called), by {} at the median. They do not depend on the kernel: the host, \
+             the clock or a neighbour changed, and every verdict below includes that \
+             change.\n\n",
+            d.same_way,
+            d.metrics,
+            verdict::SENTINELS.join(", "),
+            d.called,
+            pct(d.median_pct)
+        ));
+    } else if d.metrics > 0 {
+        out.push_str(&format!(
+            "CPU-only metrics ({}): {} of {} called changed, median {}: the machine's \
+             core ran alike.\n\n",
+            verdict::SENTINELS.join(", "),
+            d.called,
+            d.metrics,
+            pct(d.median_pct)
+        ));
+    }
+    let m = &c.memory;
+    if m.machine_changed() {
+        out.push_str(&format!(
+            "main memory changed: {} of {} main-memory metrics (buffers of 64M and more, \
+             par_mem) moved the same way ({} called), by {} in time at the median. A \
+             kernel's memory handling (THP, page sizes) moves them, and so does the host's \
+             memory under an unchanged kernel: where the kernel's did not change, their \
+             verdicts below include the host's change.\n\n",
+            m.same_way,
+            m.metrics,
+            m.called,
+            pct(m.median_pct)
+        ));
+    } else if m.metrics > 0 {
+        out.push_str(&format!(
+            "main-memory metrics (buffers of 64M and more, par_mem): {} of {} called \
+             changed, median {} in time.\n\n",
+            m.called,
+            m.metrics,
+            pct(m.median_pct)
+        ));
+    }
+    if let Some(s) = &c.sittings {
+        out.push_str(&sittings_line(s));
+    }
+    if let Some(k) = &c.clock {
+        out.push_str(&format!(
+            "core clock, probed beside every sample: {:.0} MHz old, {:.0} MHz new at the \
+             median ({}). {} metrics the core's speed decides are compared per cycle \
+             (stat \"/c\"), their old and new figures at the old run's clock.\n\n",
+            k.mhz[0],
+            k.mhz[1],
+            pct(k.change_pct()),
+            k.per_cycle
+        ));
+    }
+    let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
+        c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
+    out.push_str(&format!(
+        "{:<idw$} {:>5} {:>9} {:>9} {:>8} {:>17} {:>6} {:>8} {:>5} {:>7}  verdict\n",
+        "metric", "unit", "old", "new", "change", "95% interval", "q", "detect", "runs", "stat"
+    ));
+    for r in &judged {
+        out.push_str(&Cells::of(r).text(idw));
+        out.push('\n');
+    }
+    let count = |v: Verdict| c.count(v);
+    let called = count(Verdict::Slower) + count(Verdict::Faster) + count(Verdict::Small);
+    out.push_str(&format!("\n{}\n", counts(c, busy.len())));
+    let uncorrected = judged
+        .iter()
+        .filter(|r| r.test.as_ref().is_some_and(|t| t.p < verdict::ALPHA))
+        .count();
+    out.push_str(&format!(
+        "The test: Student's t on the log of one statistic per run (\"stat\": minN the \
+         expected fastest of N samples, med the median, mode the median inside the main \
+         mode of a bimodal metric), each metric's run-to-run variance moderated by its \
+         program's; {} tests, Benjamini-Hochberg at 5%: of the {called} calls, at most \
+         {:.1} are expected to be chance (uncorrected, p < 0.05 would call {uncorrected}, \
+         where chance alone calls about {:.0}). \"detect\": the change found with 80% power; \
+         \"unchanged\": the interval within ±{threshold}%, and a change of {threshold}% would \
+         have been seen.\n",
+        c.tested,
+        verdict::ALPHA * called as f64,
+        verdict::ALPHA * c.tested as f64,
+    ));
+    let borrowed = judged.iter().filter(|r| r.level == Level::Borrowed).count();
+    if borrowed > 0 {
+        out.push_str(&format!(
+            "1+1~: {borrowed} metrics have a single run a side; the interval shown borrows \
+             their program's run-to-run spread (from its metrics with several runs), never \
+             less than their samples show, but other metrics need not be like them: they are \
+             not called until each side has a second run, as a single run beside several is \
+             not.\n"
+        ));
+    }
+    let samples_only = judged.iter().filter(|r| r.level == Level::Samples).count();
+    if samples_only > 0 {
+        out.push_str(&format!(
+            "1+1*: {samples_only} metrics have a single run a side, tested on the samples of \
+             those runs: run-to-run noise is unseen and calls overstate certainty; \
+             `run --runs N` or `--budget` makes runs to test.\n"
+        ));
+    }
+    let per_cycle = judged.iter().filter(|r| r.per_cycle).count();
+    if per_cycle > 0 {
+        out.push_str(&format!(
+            "/c: {per_cycle} metrics compared per cycle of the core clock, on the median of \
+             the samples run at one steady clock; see \"core clock\" above.\n"
+        ));
+    }
+    if let Some(line) = noise_line(old, new, &judged) {
+        out.push_str(&line);
+    }
+    let columns = lmbench_column_metrics(new);
+    let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
+    if !behind.is_empty() {
+        let resolved = behind.iter().filter(|r| r.detects(threshold)).count();
+        let twins = settled_by_twins(&behind, &judged, &pinned_twins(new), threshold);
+        let pct = |n: usize| 100.0 * n as f64 / behind.len() as f64;
+        let with_twins = match twins.len() {
+            0 => String::new(),
+            n => format!(
+                "; {} ({:.0}%) with the pinned twins of {n} unpinned figures (below)",
+                resolved + n,
+                pct(resolved + n)
+            ),
+        };
+        out.push_str(&format!(
+            "lmbench's own columns: {} metrics behind them here, {resolved} ({:.0}%) can \
+             detect a {threshold}% change{with_twins}.\n",
+            behind.len(),
+            pct(resolved),
+        ));
+        out.push_str(&short_of_threshold(&behind, &twins, threshold));
+        out.push_str(&twins_section(&twins));
+    }
+    // What the file system of either side says of its create figures.
+    if judged.iter().any(|r| r.id.starts_with("lat_fs/create")) {
+        let fs_notes = |run: &Run| (lmbench_support::catalog::tables::FS_VM.notes)(run);
+        let mut notes = fs_notes(new);
+        for n in fs_notes(old) {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        for n in notes {
+            out.push_str(&format!("{n}\n"));
+        }
+    }
+    let bimodal: Vec<&&Row> = judged.iter().filter(|r| r.modes.is_some()).collect();
+    if !bimodal.is_empty() {
+        out.push_str("bimodal (compared inside the main mode; the share of the fast mode moves with placement):\n");
+        for r in bimodal {
+            let m = r.modes.as_ref().expect("filtered");
+            let unit = |ns: f64| {
+                lmbench_support::catalog::Metric::by_id(&r.id)
+                    .and_then(|x| x.unit.from_ns_per_iter(ns, None))
+                    .unwrap_or(ns)
+            };
+            out.push_str(&format!(
+                "  {}: {} and {} {}; fast mode in {:.0}% of OLD's samples, {:.0}% of NEW's; main: the {} mode\n",
+                r.id,
+                fmt_num(unit(m.centres_ns[0]), 9).trim(),
+                fmt_num(unit(m.centres_ns[1]), 9).trim(),
+                r.unit,
+                100.0 * m.fast_share[0],
+                100.0 * m.fast_share[1],
+                if m.main == 0 { "fast" } else { "slow" },
+            ));
+        }
+    }
+    if let Some(line) = interfered_line(&judged) {
+        out.push_str(&line);
+    }
+    let only = |a: &Run, b: &Run| -> Vec<String> {
+        a.metrics
+            .keys()
+            .filter(|k| !b.metrics.contains_key(*k))
+            .cloned()
+            .collect()
+    };
+    for (what, ids) in [("OLD", only(old, new)), ("NEW", only(new, old))] {
+        if !ids.is_empty() {
+            out.push_str(&format!("only in {what}: {}\n", ids.join(", ")));
+        }
+    }
+    for (what, run) in [("OLD", old), ("NEW", new)] {
+        if !run.metrics.values().any(|s| !s.activity.is_empty()) {
+            out.push_str(&format!(
+                "{what} has no record of what else the machine did (saved before \
+                 lmbench-rs kept one): its figures cannot be checked for a busy machine.\n"
+            ));
+        }
+    }
+    if !busy.is_empty() {
+        out.push_str(&format!(
+            "\nmeasured on a busy machine (other work used at least {busy_pct}% of a CPU; \
+             no verdict: measure again on an idle machine):\n"
+        ));
+        out.push_str(&format!(
+            "{:<idw$} {:>5} {:>9} {:>9} {:>8}  what ran\n",
+            "metric", "unit", "old", "new", "change"
+        ));
+        for r in busy {
+            let what: Vec<String> = [("OLD", &r.busy[0]), ("NEW", &r.busy[1])]
+                .into_iter()
+                .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
+                .collect();
+            out.push_str(&format!(
+                "{}  {}\n",
+                Cells::of(r).figures(idw),
+                what.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// "N metrics: a slower, b faster, ...": the verdicts counted.
+pub(super) fn counts(c: &Comparison, busy: usize) -> String {
+    let count = |v: Verdict| c.count(v);
+    format!(
+        "{} metrics: {} slower, {} faster, {} small (under {}%), {} unchanged, {} cannot tell{}{}.",
+        c.rows.len(),
+        count(Verdict::Slower),
+        count(Verdict::Faster),
+        count(Verdict::Small),
+        c.threshold_pct,
+        count(Verdict::Unchanged),
+        count(Verdict::CannotTell),
+        match count(Verdict::Untested) {
+            0 => String::new(),
+            n => format!(", {n} untested"),
+        },
+        match busy {
+            0 => String::new(),
+            n => format!(", {n} measured on a busy machine"),
+        },
+    )
+}
