@@ -21,7 +21,7 @@ use crate::export::{busy_note, csv, fmt_num, json, text, Format};
 use crate::results::{Imported, Run};
 use crate::{store, table};
 
-mod floors;
+mod floor_ratios;
 
 /// What `summary` shows.
 #[derive(Debug, Clone, Copy)]
@@ -195,7 +195,7 @@ fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
 /// Renders the summary in any format.
 pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
     if opts.floors {
-        return floors::render_as(runs, opts);
+        return floor_ratios::render_as(runs, opts);
     }
     match opts.format {
         Format::Text => as_text(runs, opts),
