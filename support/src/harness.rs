@@ -429,25 +429,17 @@ pub fn criterion_home() -> std::path::PathBuf {
         .unwrap_or_else(|| PathBuf::from("target/criterion"))
 }
 
-/// Writes a benchmark's activity record (atomically: a temporary file
-/// renamed). A failure to write is a warning, not a failed measurement.
+/// Writes a benchmark's activity record (atomically, so a reader never
+/// sees half of it). A failure to write is a warning, not a failed
+/// measurement.
 fn record_activity(metric: &Metric, a: &activity::Activity) {
-    let dir = criterion_home().join(metric.id);
-    let path = dir.join(activity::ACTIVITY_FILE);
-    let tmp = dir.join(format!(
-        ".{}.{}",
-        activity::ACTIVITY_FILE,
-        std::process::id()
-    ));
+    let path = criterion_home()
+        .join(metric.id)
+        .join(activity::ACTIVITY_FILE);
     let written = serde_json::to_vec_pretty(a)
         .map_err(std::io::Error::other)
-        .and_then(|bytes| {
-            std::fs::create_dir_all(&dir)?;
-            std::fs::write(&tmp, bytes)?;
-            std::fs::rename(&tmp, &path)
-        });
+        .and_then(|bytes| crate::atomic_file::write_atomic(&path, &bytes));
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
         eprintln!("{}: cannot write {}: {e}", metric.id, path.display());
     }
     if a.is_busy(activity::BUSY_CPUS) {
