@@ -24,7 +24,7 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::{self, write_file};
+use crate::publish::{self, write_file};
 use crate::results::{Imported, Meta, MetricStats, Origin, Run};
 use crate::{criterion_files, workspace};
 
@@ -407,7 +407,7 @@ pub struct SaveOptions<'a> {
 const SAVE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Saves `run` as `<root>/<machine>/<label>/`, atomically (see
-/// `crate::atomic`): a reader, a kill at any moment, or a full disk leaves
+/// `crate::publish`): a reader, a kill at any moment, or a full disk leaves
 /// the old run or the new one, complete. Saves to one machine directory
 /// take turns (a lock), so of two saves of one label the second finds it
 /// taken and fails; an existing label is replaced only with `force`.
@@ -428,17 +428,17 @@ pub fn save(root: &Path, run: &Run, opts: &SaveOptions) -> Result<PathBuf> {
         SAVE_LOCK_PATIENCE,
         &format!("another `lmbench save` to {}", mdir.display()),
     )?;
-    atomic::sweep_stale(&mdir);
-    atomic::crash_point();
+    publish::sweep_stale(&mdir);
+    publish::crash_point();
     let dest = run_dir(root, opts.machine, opts.label);
     check_free(&dest, opts.force)?;
-    let tmp = atomic::tmp_dir(&mdir, opts.label);
+    let tmp = publish::tmp_dir(&mdir, opts.label);
     let _ = fs::remove_dir_all(&tmp);
     if let Err(e) = write_run_dir(&tmp, run, opts) {
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    atomic::publish(&tmp, &dest, opts.force)?;
+    publish::publish(&tmp, &dest, opts.force)?;
     Ok(dest)
 }
 
@@ -584,7 +584,7 @@ fn to_metric_lines<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 
 fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
     fs::create_dir(tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    atomic::crash_point();
+    publish::crash_point();
     let (run_json, machine_json) = to_json(run, opts.machine, opts.label)?;
     write_file(&tmp.join("run.json"), &run_json)?;
     write_file(&tmp.join("machine.json"), &machine_json)?;

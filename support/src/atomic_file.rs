@@ -2,8 +2,8 @@
 //! never half of it: a temporary file beside the target, renamed over it.
 //! The one `write_atomic` of the workspace (flamegraphs, the CLI's plots,
 //! exports, Criterion baselines and stamps, the benches' activity and
-//! remote-peer records). A saved run's whole directory is published by the
-//! CLI's own module instead, as one rename of a directory.
+//! remote-peer records). A saved run's whole directory is published by
+//! `lmbench::publish` instead, as one rename of a directory.
 
 use std::io::{self, Write};
 use std::path::Path;
