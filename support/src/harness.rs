@@ -411,22 +411,17 @@ fn records_results() -> bool {
         })
 }
 
-/// Where Criterion writes this bench's results, found as Criterion finds
-/// it: `$CRITERION_HOME`, `$CARGO_TARGET_DIR/criterion`, else the
-/// `criterion` directory of the target directory this bench binary was
-/// built into (`<target>/<profile>/deps/<bench>-<hash>`).
+/// Where Criterion writes this bench's results
+/// ([`crate::target_dir::criterion_home`]), the target directory being,
+/// without `$CARGO_TARGET_DIR`, the one this bench binary was built into
+/// (`<target>/<profile>/deps/<bench>-<hash>`).
 pub fn criterion_home() -> std::path::PathBuf {
-    use std::path::PathBuf;
-    if let Some(h) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(h);
-    }
-    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(t).join("criterion");
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.ancestors().nth(3).map(|t| t.join("criterion")))
-        .unwrap_or_else(|| PathBuf::from("target/criterion"))
+    crate::target_dir::criterion_home(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.ancestors().nth(3).map(std::path::Path::to_path_buf))
+            .unwrap_or_else(|| "target".into())
+    })
 }
 
 /// Writes a benchmark's activity record (atomically, so a reader never

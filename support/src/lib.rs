@@ -46,4 +46,5 @@ pub mod rpc;
 pub mod size;
 pub mod stall;
 pub mod sys;
+pub mod target_dir;
 pub mod vm;
