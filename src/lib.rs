@@ -1,6 +1,7 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
 //! the saved-run store (`store`, publishing through `publish`), the one run
-//! type (`results`), its statistics and the table layout.
+//! type (`results`), its statistics, the table layout, and the reader of
+//! the C suite's results (`import`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
@@ -10,6 +11,7 @@ pub mod columns;
 pub mod criterion_files;
 pub mod environment;
 pub mod filter;
+pub mod import;
 pub mod lock;
 pub mod publish;
 pub mod results;

@@ -1,6 +1,6 @@
 //! `lmbench import FILE... --label L [--machine M] [--force]`: the C
 //! suite's results (SUMMARY posts of lmbench 1.x-3.x, or its per-run
-//! results files; see `lmbench_support::import`) saved as runs under
+//! results files; see `lmbench::import`) saved as runs under
 //! `results/<host>/<L>/`, one per machine of the files, marked imported:
 //! figures by summary column, no samples. `summary` shows them beside runs
 //! of ours; `compare` says "no samples" instead of a verdict.
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use lmbench_support::import::{self, Machine};
+use lmbench::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
 use crate::results::{Imported, Meta, Origin, Run};

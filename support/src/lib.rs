@@ -29,7 +29,6 @@ pub mod clock;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
-pub mod import;
 pub mod ipc;
 pub mod kpath;
 pub mod leaks;
