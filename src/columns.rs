@@ -12,8 +12,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::import::lmbench3_columns;
 use lmbench_support::catalog::tables::pinned_twin;
-use lmbench_support::import::lmbench3_columns;
 
 use crate::cells::reads;
 use crate::results::Run;

@@ -24,12 +24,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::MetricStats;
 
-/// Where Criterion keeps its results for this workspace.
+/// Where Criterion keeps its results for this workspace
+/// ([`lmbench_support::target_dir::criterion_home`], `target/` of the
+/// workspace without `$CARGO_TARGET_DIR`).
 pub fn home() -> PathBuf {
-    if let Some(h) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(h);
-    }
-    crate::workspace::target_dir().join("criterion")
+    lmbench_support::target_dir::criterion_home(crate::workspace::default_target_dir)
 }
 
 /// An estimate's confidence interval.

@@ -138,7 +138,7 @@ pub static VARIABLES: &[Variable] = &[
     ),
     internal(
         "LMBENCH_CRASH_AT",
-        "test hook: N[:KILL|:INT] kills the process at its Nth atomic write",
+        "test hook: N[:KILL|:INT] kills the process at the Nth crash point of a save (src/publish.rs)",
     ),
     internal(
         "LMBENCH_TEST_ROLE",

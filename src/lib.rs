@@ -1,18 +1,20 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
-//! the saved-run store (`store`), the one run type (`results`), its
-//! statistics, the table layout and the output formats (`export`).
+//! the saved-run store (`store`, publishing through `publish`), the one run
+//! type (`results`), its statistics, the table layout, the output formats
+//! (`export`) and the reader of the C suite's results (`import`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
 
-pub mod atomic;
 pub mod cells;
 pub mod columns;
 pub mod criterion_files;
 pub mod environment;
 pub mod export;
 pub mod filter;
+pub mod import;
 pub mod lock;
+pub mod publish;
 pub mod results;
 pub mod stats;
 pub mod store;

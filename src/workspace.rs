@@ -28,10 +28,13 @@ pub fn root() -> PathBuf {
 /// `target/` of the workspace root. Criterion's results, the run log and
 /// lock, and the plots live under it.
 pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(t) if !t.is_empty() => PathBuf::from(t),
-        _ => root().join("target"),
-    }
+    lmbench_support::target_dir::target_dir(default_target_dir)
+}
+
+/// The target directory without `$CARGO_TARGET_DIR`: `target/` of the
+/// workspace root.
+pub fn default_target_dir() -> PathBuf {
+    root().join("target")
 }
 
 /// `$LMBENCH_WORKSPACE`, when set and not empty.

@@ -9,7 +9,7 @@ mod common;
 
 use common::import::*;
 use common::*;
-use lmbench_support::import::parse;
+use lmbench::import::parse;
 
 #[test]
 fn lmbench_1_9_intact_layout_keeps_empty_cells_empty() {

@@ -8,7 +8,7 @@ mod common;
 
 use common::import::*;
 use common::*;
-use lmbench_support::import::{parse, Machine};
+use lmbench::import::{parse, Machine};
 
 /// The 1.0 fixture's machines: p5-100 twice (its second row is "p5-100."),
 /// amd5x86, k5-pr100.

@@ -1,4 +1,4 @@
-//! The C-suite results importer (`lmbench_support::import::parse`): any
+//! The C-suite results importer (`lmbench::import::parse`): any
 //! text a user may pass to `lmbench import`, a SUMMARY post (lmbench 1.0
 //! to 3.0, intact, quoted or collapsed onto long lines) or a results file,
 //! mangled by mailers, editors and truncation.
@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lmbench_support::import;
+use lmbench::import;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -1,6 +1,6 @@
 //! `lmbench import FILE... --label L [--machine M] [--force]`: the C
 //! suite's results (SUMMARY posts of lmbench 1.x-3.x, or its per-run
-//! results files; see `lmbench_support::import`) saved as runs under
+//! results files; see `lmbench::import`) saved as runs under
 //! `results/<host>/<L>/`, one per machine of the files, marked imported:
 //! figures by summary column, no samples. `summary` shows them beside runs
 //! of ours; `compare` says "no samples" instead of a verdict.
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use lmbench_support::import::{self, Machine};
+use lmbench::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
 use crate::results::{Imported, Meta, Origin, Run};
@@ -31,26 +31,6 @@ pub struct Args {
     /// Replace existing runs of that label.
     #[arg(long)]
     pub force: bool,
-}
-
-/// A host name as a directory name: other characters become '_'.
-fn dir_name(host: &str) -> String {
-    let mut s: String = host
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if !s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-        s.insert(0, 'x');
-        s.truncate(64);
-    }
-    s
 }
 
 /// The run an imported machine becomes.
@@ -75,7 +55,7 @@ fn to_run(m: &Machine, file: &str, dir_machine: &str, label: &str) -> Run {
         origin: Origin::Saved {
             machine: dir_machine.to_string(),
             label: label.to_string(),
-            dir: store::results_root().join(dir_machine).join(label),
+            dir: store::run_dir(&store::results_root(), dir_machine, label),
         },
         meta: Meta {
             suite_version: format!("{format} (imported)"),
@@ -129,14 +109,17 @@ pub fn run(opts: Args) -> Result<()> {
     let mut dests: Vec<(String, String)> = Vec::new();
     let mut taken = BTreeSet::new();
     for (_, m) in &found {
-        let dm = opts.machine.clone().unwrap_or_else(|| dir_name(&m.host));
+        let dm = opts
+            .machine
+            .clone()
+            .unwrap_or_else(|| store::to_name(&m.host));
         let same_host = found
             .iter()
-            .filter(|(_, o)| dir_name(&o.host) == dir_name(&m.host))
+            .filter(|(_, o)| store::to_name(&o.host) == store::to_name(&m.host))
             .count();
         let mut label = opts.label.clone();
         if same_host > 1 && opts.machine.is_none() {
-            label = format!("{}-{}", opts.label, dir_name(&m.os.replace(' ', "-")));
+            label = format!("{}-{}", opts.label, store::to_name(&m.os.replace(' ', "-")));
             label.truncate(64);
         }
         let base = label.clone();
@@ -150,25 +133,15 @@ pub fn run(opts: Args) -> Result<()> {
         dests.push((dm, label));
     }
     let root = store::results_root();
-    if !opts.force {
-        for (dm, l) in &dests {
-            let d = root.join(dm).join(l);
-            if d.exists() {
-                bail!(
-                    "{} already exists: choose another label or pass --force to replace it",
-                    d.display()
-                );
-            }
-        }
+    for (dm, l) in &dests {
+        store::check_free(&store::run_dir(&root, dm, l), opts.force)?;
     }
     for ((file, m), (dm, label)) in found.iter().zip(&dests) {
         let run = to_run(m, file, dm, label);
-        let tables = crate::report::render(std::slice::from_ref(&run))
-            .unwrap_or_else(|_| "(no summary column of ours has a figure of this run)\n".into());
-        let summary = format!(
-            "Imported by `lmbench import` from {file} line {} ({}); do not edit \
-             (run.json holds the figures).\n{tables}",
-            m.line, run.meta.suite_version
+        let summary = store::summary_text(
+            &run,
+            store::Writer::Imported { file, line: m.line },
+            crate::report::render(std::slice::from_ref(&run)).ok(),
         );
         let dir = store::save(
             &root,
@@ -197,17 +170,4 @@ pub fn run(opts: Args) -> Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hosts_become_directory_names() {
-        assert_eq!(dir_name("pmax-G 0"), "pmax-G_0");
-        assert_eq!(dir_name("ds20"), "ds20");
-        assert_eq!(dir_name(".hidden"), "x.hidden");
-        assert!(store::check_name("machine", &dir_name(&"é".repeat(80))).is_ok());
-    }
 }

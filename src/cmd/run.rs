@@ -340,9 +340,11 @@ pub fn measure(opts: &Args) -> Result<Measured> {
     }
     let mut run = pooled_run(&reps, &facts);
     if let (Some(save), Some(_)) = (&save, &machine) {
-        let dir = crate::store::results_root()
-            .join(machine.as_deref().unwrap_or_default())
-            .join(&save.label);
+        let dir = crate::store::run_dir(
+            &crate::store::results_root(),
+            machine.as_deref().unwrap_or_default(),
+            &save.label,
+        );
         run = crate::store::load(&dir)?;
     }
     failed.sort();

@@ -1,7 +1,9 @@
 //! Writing a whole file so that a reader sees the old content or the new,
 //! never half of it: a temporary file beside the target, renamed over it.
 //! The one `write_atomic` of the workspace (flamegraphs, the CLI's plots,
-//! exports, Criterion baselines and stamps).
+//! exports, Criterion baselines and stamps, the benches' activity and
+//! remote-peer records). A saved run's whole directory is published by
+//! `lmbench::publish` instead, as one rename of a directory.
 
 use std::io::{self, Write};
 use std::path::Path;

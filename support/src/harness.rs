@@ -424,43 +424,30 @@ fn records_results() -> bool {
         })
 }
 
-/// Where Criterion writes this bench's results, found as Criterion finds
-/// it: `$CRITERION_HOME`, `$CARGO_TARGET_DIR/criterion`, else the
-/// `criterion` directory of the target directory this bench binary was
-/// built into (`<target>/<profile>/deps/<bench>-<hash>`).
+/// Where Criterion writes this bench's results
+/// ([`crate::target_dir::criterion_home`]), the target directory being,
+/// without `$CARGO_TARGET_DIR`, the one this bench binary was built into
+/// (`<target>/<profile>/deps/<bench>-<hash>`).
 pub fn criterion_home() -> std::path::PathBuf {
-    use std::path::PathBuf;
-    if let Some(h) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(h);
-    }
-    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(t).join("criterion");
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.ancestors().nth(3).map(|t| t.join("criterion")))
-        .unwrap_or_else(|| PathBuf::from("target/criterion"))
+    crate::target_dir::criterion_home(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.ancestors().nth(3).map(std::path::Path::to_path_buf))
+            .unwrap_or_else(|| "target".into())
+    })
 }
 
-/// Writes a benchmark's activity record (atomically: a temporary file
-/// renamed). A failure to write is a warning, not a failed measurement.
+/// Writes a benchmark's activity record (atomically, so a reader never
+/// sees half of it). A failure to write is a warning, not a failed
+/// measurement.
 fn record_activity(metric: &Metric, a: &activity::Activity) {
-    let dir = criterion_home().join(metric.id);
-    let path = dir.join(activity::ACTIVITY_FILE);
-    let tmp = dir.join(format!(
-        ".{}.{}",
-        activity::ACTIVITY_FILE,
-        std::process::id()
-    ));
+    let path = criterion_home()
+        .join(metric.id)
+        .join(activity::ACTIVITY_FILE);
     let written = serde_json::to_vec_pretty(a)
         .map_err(std::io::Error::other)
-        .and_then(|bytes| {
-            std::fs::create_dir_all(&dir)?;
-            std::fs::write(&tmp, bytes)?;
-            std::fs::rename(&tmp, &path)
-        });
+        .and_then(|bytes| crate::atomic_file::write_atomic(&path, &bytes));
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
         eprintln!("{}: cannot write {}: {e}", metric.id, path.display());
     }
     if a.is_busy(activity::BUSY_CPUS) {

@@ -9,7 +9,6 @@
 //! - [`child`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`fs`]: scratch directories and files, removed on drop.
-//! - [`import`]: the C suite's SUMMARY tables and results files, read.
 //! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.
@@ -30,7 +29,6 @@ pub mod clock;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;
-pub mod import;
 pub mod ipc;
 pub mod kpath;
 pub mod leaks;
@@ -46,4 +44,5 @@ pub mod rpc;
 pub mod size;
 pub mod stall;
 pub mod sys;
+pub mod target_dir;
 pub mod vm;

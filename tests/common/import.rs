@@ -1,7 +1,7 @@
 //! The importer's fixtures (`tests/fixtures/import/`) and what the import
 //! tests ask of them.
 
-use lmbench_support::import::{parse, Machine, ParseError};
+use lmbench::import::{parse, Machine, ParseError};
 
 /// The path of fixture `name`.
 pub fn fixture_path(name: &str) -> String {

@@ -17,7 +17,7 @@
 //! 3. only if the summary shows it: one [`Column`] in
 //!    `support/src/catalog/tables/<table>.rs` that reads it, after the
 //!    columns lmbench's own tables have (the importer of lmbench's results
-//!    files, `support/src/import/results.rs`, still places figures in
+//!    files, `src/import/results.rs`, still places figures in
 //!    those by position; `tests/import_formats.rs` fails if they shift).
 //!
 //! `tests/catalog_matches_benches.rs` fails while 1 or 2 is missing (a

@@ -50,11 +50,8 @@ fn criterion_dir(program: &Program) -> std::path::PathBuf {
 fn record_peer(program: &Program, peer: &PeerInfo) {
     let dir = criterion_dir(program);
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&dir)?;
-        let tmp = dir.join(format!(".{}.tmp-{}", super::PEER_FILE, std::process::id()));
         let json = serde_json::to_vec_pretty(peer).map_err(std::io::Error::other)?;
-        std::fs::write(&tmp, json)?;
-        std::fs::rename(&tmp, dir.join(super::PEER_FILE))
+        crate::atomic_file::write_atomic(&dir.join(super::PEER_FILE), &json)
     };
     if let Err(e) = write() {
         eprintln!(

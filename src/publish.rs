@@ -1,5 +1,7 @@
-//! Publishing a saved run's directory so that a reader, a crash or a
-//! second writer only ever sees the old run or the new one, complete.
+//! Publishing a run directory: a saved run's whole directory put in place
+//! so that a reader, a crash or a second writer only ever sees the old run
+//! or the new one, complete. (One file written whole is
+//! `lmbench_support::atomic_file`.)
 //!
 //! The run is written into `.tmp-<label>-<pid>` beside its destination,
 //! each file and the directory synced, then moved into place by one

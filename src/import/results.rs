@@ -18,10 +18,10 @@
 use std::collections::BTreeMap;
 
 use super::{err, figure, Machine, ParseError, Parsed};
-use crate::catalog::tables::{
+use lmbench_support::catalog::tables::{
     COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, PROCESSES, REMOTE_BW, REMOTE_LAT, SYSPARAMS,
 };
-use crate::catalog::Table;
+use lmbench_support::catalog::Table;
 
 pub fn looks_like(text: &str) -> bool {
     text.lines().any(|l| {

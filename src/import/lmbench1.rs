@@ -18,7 +18,7 @@
 //!   compared with it. Guesses is text, shown as a note under that table.
 
 use super::layouts::{bw_cols, lat_cols, mem_cols, Col, Layout, GUESSES};
-use crate::catalog::tables::{COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, PROCESSES};
+use lmbench_support::catalog::tables::{COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, PROCESSES};
 
 const PROC_TITLE: &str = "Processor, Processes - times in microseconds";
 const LAT_TITLE: &str = "*Local* Communication latencies in microseconds";

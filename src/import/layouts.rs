@@ -7,11 +7,11 @@
 //! (2002, 2003), lmbench 3.0 summaries of recent Linux. lmbench 1.0 and
 //! 1.1's tables are in `lmbench1`.
 
-use crate::catalog::tables::{
+use lmbench_support::catalog::tables::{
     COMM_BW, COMM_LAT, CTX, FS_VM, MEM_LAT, OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64, PROCESSES,
     REMOTE_LAT, SYSPARAMS,
 };
-use crate::catalog::Table;
+use lmbench_support::catalog::Table;
 
 /// How a column's cells read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ mod summary;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::catalog::Table;
+use lmbench_support::catalog::Table;
 
 /// The columns of ours that lmbench 3's own local summary tables print
 /// (its published layouts, the Remote table left out): what "lmbench's
@@ -69,7 +69,7 @@ impl Machine {
     /// switching table and again in the communication latencies: a file
     /// that gives it once (a results file, a 1.0 table) gives both cells.
     pub(crate) fn repeat_2p_0k(&mut self) {
-        use crate::catalog::tables::{COMM_LAT, CTX};
+        use lmbench_support::catalog::tables::{COMM_LAT, CTX};
         if let Some(v) = self.cells.get(&CTX.cell_key(0)).copied() {
             self.cells.entry(COMM_LAT.cell_key(0)).or_insert(v);
         }
