@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use lmbench_support::activity::Activity;
 use lmbench_support::catalog::{Column, Lookup, Metric, Table};
 
-use crate::results::{MetricStats, Run};
+use crate::run::{MetricStats, Run};
 use crate::stats;
 
 /// How `--spread` describes a figure's samples.

@@ -16,7 +16,7 @@ use crate::import::lmbench3_columns;
 use lmbench_support::catalog::tables::pinned_twin;
 
 use crate::cells::reads;
-use crate::results::Run;
+use crate::run::Run;
 
 /// The metrics the columns of lmbench's own summary tables read in `run`
 /// (the tables and columns lmbench 3 prints, local ones), for the share of
@@ -48,7 +48,7 @@ pub fn pinned_twins(run: &Run) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::MetricStats;
+    use crate::run::MetricStats;
     use crate::verdict::sim::run_of;
     use lmbench_support::catalog::{
         bw_pipe, lat_ctx, lat_pipe, lat_rpc, lat_tcp, lat_udp, lat_unix, Metric,

@@ -22,7 +22,7 @@ use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::all_metrics;
 use serde::{Deserialize, Serialize};
 
-use crate::results::MetricStats;
+use crate::run::MetricStats;
 
 /// Where Criterion keeps its results for this workspace
 /// ([`lmbench_support::target_dir::criterion_home`], `target/` of the

@@ -1,6 +1,6 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
 //! the saved-run store (`store`, publishing through `publish`), the one run
-//! type (`results`), its statistics, the table layout, the output formats
+//! type (`run`), its statistics, the table layout, the output formats
 //! (`export`) and the reader of the C suite's results (`import`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
@@ -15,7 +15,7 @@ pub mod filter;
 pub mod import;
 pub mod lock;
 pub mod publish;
-pub mod results;
+pub mod run;
 pub mod stats;
 pub mod store;
 pub mod table;

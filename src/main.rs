@@ -10,7 +10,7 @@ use lmbench::columns;
 use lmbench::criterion_files;
 use lmbench::export;
 use lmbench::filter;
-use lmbench::results;
+use lmbench::run;
 use lmbench::stats;
 use lmbench::store;
 use lmbench::table;

@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::cells::{self, Cell, Spread};
 use crate::export::markdown::{self, Align};
 use crate::export::{busy_note, csv, fmt_num, json, text, Format};
-use crate::results::{Imported, Run};
+use crate::run::{Imported, Run};
 use crate::{store, table};
 
 mod floor_ratios;

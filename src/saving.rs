@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::results::{Origin, Run};
+use crate::run::{Origin, Run};
 use crate::{criterion_files, store};
 
 /// Where a run is saved.

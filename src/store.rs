@@ -25,7 +25,7 @@ use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
 use crate::publish::{self, write_file};
-use crate::results::{Imported, Meta, MetricStats, Origin, Run};
+use crate::run::{Imported, Meta, MetricStats, Origin, Run};
 use crate::{criterion_files, workspace};
 
 /// The newest run.json format version this build reads. It writes 1 for

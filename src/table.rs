@@ -7,7 +7,7 @@ use lmbench_support::catalog::{Source, Table};
 
 use crate::cells::{fmt_spread, Cell};
 use crate::export::text::{figure, push_line, rule};
-use crate::results::Run;
+use crate::run::Run;
 
 pub const HOST_W: usize = 9;
 pub const OS_W: usize = 13;
@@ -125,7 +125,7 @@ pub fn banner() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{MetricStats, Origin};
+    use crate::run::{MetricStats, Origin};
     use lmbench_support::catalog::lat_pipe;
     use lmbench_support::catalog::tables::TABLES;
     use lmbench_support::machine::Facts;

@@ -49,10 +49,10 @@ fn a_run_with_an_infinite_figure_is_not_saved() {
     let mut stats =
         criterion_files::parse_benchmark(dir, &t[0], &sample.to_string(), &t[2]).unwrap();
     stats.min_ns = f64::INFINITY;
-    let run = lmbench::results::Run {
+    let run = lmbench::run::Run {
         machine: Default::default(),
         metrics: [("lat_syscall/null".to_string(), stats)].into(),
-        origin: lmbench::results::Origin::Live,
+        origin: lmbench::run::Origin::Live,
         meta: store::current_meta(1),
         imported: None,
     };

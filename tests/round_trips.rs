@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use lmbench::results::{Meta, MetricStats, Origin, Run};
+use lmbench::run::{Meta, MetricStats, Origin, Run};
 use lmbench::store::{self, SaveOptions};
 use lmbench_support::catalog::all_metrics;
 use lmbench_support::machine::Facts;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use lmbench::results::{Meta, Origin, Run};
+use lmbench::run::{Meta, Origin, Run};
 use lmbench::{criterion_files, stats, store};
 use lmbench_support::catalog::{all_metrics, Lookup};
 use lmbench_support::machine::Facts;

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use lmbench::results::{MetricStats, Run};
+use lmbench::run::{MetricStats, Run};
 use lmbench::{cells, stats, store, table};
 use lmbench_support::catalog::TABLES;
 

@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use regex::Regex;
 
 use crate::export::Format;
-use crate::results::Run;
+use crate::run::Run;
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
@@ -213,7 +213,7 @@ pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{MetricStats, Origin};
+    use crate::run::{MetricStats, Origin};
     use lmbench_support::catalog::{lat_pipe, lat_unix, Metric};
     use lmbench_support::machine::Facts;
 

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::criterion_files::{Benchmark, Estimates};
-use crate::results::{MetricStats, Run};
+use crate::run::{MetricStats, Run};
 use crate::store;
 
 /// critcmp's `BaseBenchmarks`.

@@ -12,7 +12,7 @@ use anyhow::{bail, Context, Result};
 use lmbench::import::{self, Machine};
 use lmbench_support::machine::Facts;
 
-use crate::results::{Imported, Meta, Origin, Run};
+use crate::run::{Imported, Meta, Origin, Run};
 use crate::store;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).

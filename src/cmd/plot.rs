@@ -13,7 +13,7 @@ use lmbench_support::catalog::tables::{mem_curve, mem_notes};
 use lmbench_support::size::human as human_size;
 use plotters::prelude::*;
 
-use crate::results::Run;
+use crate::run::Run;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -307,7 +307,7 @@ pub fn run(opts: Args) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::MetricStats;
+    use crate::run::MetricStats;
     use lmbench_support::catalog::lat_mem_rd;
     use lmbench_support::machine::Facts;
 
@@ -332,7 +332,7 @@ mod tests {
         Run {
             machine,
             metrics,
-            origin: crate::results::Origin::Live,
+            origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
             imported: None,
         }
@@ -366,7 +366,7 @@ mod tests {
         let run = Run {
             machine: Facts::default(),
             metrics: Default::default(),
-            origin: crate::results::Origin::Live,
+            origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
             imported: None,
         };

@@ -13,7 +13,7 @@ use regex::Regex;
 
 use std::collections::BTreeMap;
 
-use crate::results::{MetricStats, Origin, Run};
+use crate::run::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
 

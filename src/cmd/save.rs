@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 
-use crate::results::Run;
+use crate::run::Run;
 use crate::saving::{self, Target};
 use crate::store;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cells::busy_window;
-use crate::results::Run;
+use crate::run::Run;
 
 /// `doc` pretty-printed, with a closing newline.
 pub fn document(doc: &impl Serialize) -> Result<String> {

@@ -27,7 +27,7 @@ use crate::cells::busy_window;
 use crate::export::markdown::{self, Align};
 use crate::export::text::{self, figure, push_line, rule};
 use crate::export::{busy_note, csv, json, legend, Format};
-use crate::results::Run;
+use crate::run::Run;
 use crate::table::{HOST_W, OS_W};
 
 pub const TITLE: &str =
@@ -306,7 +306,7 @@ fn as_json(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Meta, MetricStats, Origin};
+    use crate::run::{Meta, MetricStats, Origin};
     use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
     use lmbench_support::machine::Facts;
 

@@ -70,7 +70,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::cells::busy_window;
-use crate::results::{MetricStats, Run};
+use crate::run::{MetricStats, Run};
 use crate::stats;
 pub use estimate::main_memory;
 use estimate::{Estimator, Modes};

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::MetricStats;
+use crate::run::MetricStats;
 use crate::stats;
 
 /// A metric's noise at the two levels, on the log of its samples (so a

@@ -15,7 +15,7 @@ use lmbench_support::catalog::{all_metrics, Metric};
 use lmbench_support::machine::Facts;
 
 use super::{compare, Comparison, Options, Verdict};
-use crate::results::{Meta, MetricStats, Origin, Run};
+use crate::run::{Meta, MetricStats, Origin, Run};
 use crate::stats;
 
 /// SplitMix64: a small, good, seeded generator (no dependency).

@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::columns::{lmbench_column_metrics, pinned_twins};
 use crate::export::markdown::{self, Align};
 use crate::export::{csv, json};
-use crate::results::Run;
+use crate::run::Run;
 use crate::verdict::{self, Comparison, Row, Verdict};
 
 use super::cells::{self, Cells};

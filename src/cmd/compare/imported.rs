@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::export::markdown::{self, Align};
 use crate::export::{csv, fmt_num, json, Format};
-use crate::results::Run;
+use crate::run::Run;
 
 /// What stands where a verdict would be.
 const NO_VERDICT: &str = "no samples";
@@ -185,7 +185,7 @@ fn as_json(old: &Run, new: &Run, rows: &[Row]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Imported, Origin};
+    use crate::run::{Imported, Origin};
     use lmbench_support::machine::Facts;
 
     /// An imported run of `label` with the fork column at `fork` us.

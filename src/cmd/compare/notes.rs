@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::results::Run;
+use crate::run::Run;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Row};
 

@@ -4,7 +4,7 @@
 
 use crate::columns::{lmbench_column_metrics, pinned_twins};
 use crate::export::fmt_num;
-use crate::results::Run;
+use crate::run::Run;
 use crate::verdict::{self, Comparison, Level, Row, Verdict};
 
 use super::cells::{pct, Cells};

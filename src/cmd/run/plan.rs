@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::results::MetricStats;
+use crate::run::MetricStats;
 use anyhow::{bail, Context, Result};
 use lmbench_support::catalog::floor_pairs::{floor_of, FLOORS};
 use lmbench_support::catalog::{floor, Metric, Program, PROGRAMS};

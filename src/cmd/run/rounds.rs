@@ -16,7 +16,7 @@ use anyhow::{bail, Result};
 use lmbench_support::catalog::{floor, Metric, Program, TABLES};
 
 use super::plan::Step;
-use crate::results::Run;
+use crate::run::Run;
 use crate::verdict::{self, Verdict};
 
 /// Parses a duration: a number with `s`, `m` or `h` ("90s", "15m",
@@ -421,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_column_metric_short_of_its_runs_is_measured_again_even_if_decided() {
-        use crate::results::MetricStats;
+        use crate::run::MetricStats;
         // One run of tight samples: against itself it is "unchanged" on
         // its samples, but one run shows no run-to-run noise.
         let mut s = MetricStats::single(100.0);
@@ -430,7 +430,7 @@ mod tests {
         let run_of = |s: MetricStats| Run {
             machine: Default::default(),
             metrics: [("lat_syscall/null".to_string(), s)].into(),
-            origin: crate::results::Origin::Live,
+            origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
             imported: None,
         };
@@ -454,7 +454,7 @@ mod tests {
 
     #[test]
     fn a_metric_the_other_side_measured_once_gets_a_second_run_and_no_more() {
-        use crate::results::MetricStats;
+        use crate::run::MetricStats;
         // Behind no column, so no floor of runs: only its verdict counts.
         let id = "lat_mem_rd/s128/16m";
         assert!(Metric::by_id(id).is_some());
@@ -464,7 +464,7 @@ mod tests {
         let run_of = |s: MetricStats| Run {
             machine: Default::default(),
             metrics: [(id.to_string(), s)].into(),
-            origin: crate::results::Origin::Live,
+            origin: crate::run::Origin::Live,
             meta: crate::store::current_meta(1),
             imported: None,
         };
