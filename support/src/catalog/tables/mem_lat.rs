@@ -114,7 +114,7 @@ fn inpage_sweep() -> Vec<&'static Metric> {
 fn top_points(function: &str) -> Vec<&'static Metric> {
     let mut v: Vec<&'static Metric> = Vec::new();
     for f in [function, RAND_FN, TABLE_FN] {
-        for (s, m) in lm::curve(f) {
+        for (s, m) in lm::metrics_by_size(f) {
             if s >= LOW_TOP && !v.iter().any(|x| std::ptr::eq(*x, m)) {
                 v.push(m);
             }
@@ -130,7 +130,7 @@ fn top_points(function: &str) -> Vec<&'static Metric> {
 /// stride-128 chain, has a figure at.
 pub fn run_top(run: &dyn Lookup) -> Option<u64> {
     [RAND_FN, TABLE_FN].iter().find_map(|f| {
-        lm::curve(f)
+        lm::metrics_by_size(f)
             .into_iter()
             .rev()
             .take_while(|(s, _)| *s >= LOW_TOP)
@@ -176,9 +176,10 @@ fn level_value(run: &dyn Lookup, i: usize) -> Option<f64> {
     run.value(lm::point(TABLE_FN, size)?)
 }
 
-/// The measured curve of one chain shape: (bytes, ns per load).
-pub fn curve(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
-    lm::curve(function)
+/// The measured curve of one chain shape: (bytes, ns per load), by
+/// increasing size, at the sizes the run has a figure for.
+pub fn latencies_by_size(run: &dyn Lookup, function: &str) -> Vec<(u64, f64)> {
+    lm::metrics_by_size(function)
         .into_iter()
         .filter_map(|(s, m)| Some((s, run.value(m)?)))
         .collect()
@@ -192,7 +193,7 @@ pub const LEVEL_FN: &str = lm::function::S1024;
 /// (last size before it, size where it tops out); a level's size lies
 /// between the two (the curve has one point per doubling).
 pub fn curve_ends(run: &dyn Lookup) -> Vec<(u64, u64)> {
-    ends(&curve(run, LEVEL_FN))
+    ends(&latencies_by_size(run, LEVEL_FN))
 }
 
 fn ends(c: &[(u64, f64)]) -> Vec<(u64, u64)> {
@@ -253,7 +254,10 @@ pub fn level_points_of(
     function: &str,
 ) -> [Option<(u64, (u64, &'static str))>; 3] {
     let lv = levels(run);
-    let sizes: Vec<u64> = lm::curve(function).into_iter().map(|(s, _)| s).collect();
+    let sizes: Vec<u64> = lm::metrics_by_size(function)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
     let mut out = [None; 3];
     let mut lo = 0u64;
     for i in 0..3 {
@@ -314,7 +318,7 @@ pub fn mem_notes(run: &dyn Lookup) -> Vec<String> {
         }
     }
     let ends = curve_ends(run);
-    if !curve(run, LEVEL_FN).is_empty() {
+    if !latencies_by_size(run, LEVEL_FN).is_empty() {
         let e: Vec<String> = ends
             .iter()
             .map(|&(a, b)| format!("{}-{}", human_size(a), human_size(b)))

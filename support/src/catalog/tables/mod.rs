@@ -19,7 +19,7 @@ pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
 pub use mem_lat::{
-    curve as mem_curve, curve_ends, level_points, level_points_of, levels, mem_notes, rand_notes,
+    curve_ends, latencies_by_size, level_points, level_points_of, levels, mem_notes, rand_notes,
     MEM_LAT, MEM_RAND,
 };
 pub use modern::{MODERN, MODERN_PROC};
