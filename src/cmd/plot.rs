@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
+use lmbench_support::analysis::{cache_levels::mem_notes, mem_curve::latencies_by_size};
 use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::lat_mem_rd::{self, SHAPES};
-use lmbench_support::catalog::tables::{latencies_by_size, mem_notes};
 use lmbench_support::size::human as human_size;
 use plotters::prelude::*;
 

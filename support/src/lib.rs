@@ -1,6 +1,8 @@
 //! lmbench-support: what every lmbench-rs bench and the CLI share.
 //!
 //! - [`activity`]: what else the machine did while a benchmark ran.
+//! - [`analysis`]: what the summary tables compute from a run, and the
+//!   notes under them.
 //! - [`catalog`]: the registry of metrics and summary tables.
 //! - [`chase`]: pointer-chase chains for the memory-latency benches.
 //! - [`ops`]: dependency chains of basic operations (lat_ops).
@@ -21,6 +23,7 @@
 pub mod activity;
 #[cfg(target_os = "linux")]
 mod activity_linux;
+pub mod analysis;
 pub mod atomic_file;
 pub mod bw;
 pub mod catalog;

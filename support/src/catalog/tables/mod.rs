@@ -18,10 +18,7 @@ pub use comm_bw::{COMM_BW, COMM_BW_PINNED};
 pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
-pub use mem_lat::{
-    curve_ends, latencies_by_size, level_points, level_points_of, levels, mem_notes, rand_notes,
-    MEM_LAT, MEM_RAND,
-};
+pub use mem_lat::{MEM_LAT, MEM_RAND};
 pub use modern::{MODERN, MODERN_PROC};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
