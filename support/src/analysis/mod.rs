@@ -7,7 +7,10 @@
 //!   and the memory columns' figures at the run's top size.
 //! - [`cache_levels`]: cache sizes by level, the point each level column
 //!   reads, and the notes under the memory-latency tables.
+//! - [`bandwidth`]: the sizes the bandwidth columns read at, their figures
+//!   there, and the notes under the bandwidth table.
 
+pub mod bandwidth;
 pub mod cache_levels;
 pub mod mem_curve;
 
