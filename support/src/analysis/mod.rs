@@ -9,9 +9,12 @@
 //!   reads, and the notes under the memory-latency tables.
 //! - [`bandwidth`]: the sizes the bandwidth columns read at, their figures
 //!   there, and the notes under the bandwidth table.
+//! - [`cache_line`]: the cache line from the OS and the two detectors, and
+//!   the notes under the cache-line table.
 
 pub mod bandwidth;
 pub mod cache_levels;
+pub mod cache_line;
 pub mod mem_curve;
 
 /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
