@@ -6,12 +6,24 @@
 //! - [`catalog`]: the registry of metrics and summary tables.
 //! - [`chase`]: pointer-chase chains for the memory-latency benches.
 //! - [`ops`]: dependency chains of basic operations (lat_ops).
+//! - [`clock`]: the core clock beside every sample, from a one-cycle chain
+//!   timed around each call.
 //! - [`harness`] (feature `harness`): Criterion glue, timed loops, profilers.
 //! - [`sys`]: thin wrappers over raw system calls.
+//! - [`kpath`]: the system calls of the benches beyond lmbench (clocks,
+//!   eventfd, futex, CPU affinity).
 //! - [`proc`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
+//! - [`ipc`]: pipes, AF_UNIX, TCP and UDP endpoints, and the peer and
+//!   deadline every echo bench needs around them.
+//! - [`stall`]: a deadline for blocking reads that have no timeout of
+//!   their own, without a second thread.
+//! - [`rpc`]: the ONC RPC codec of lat_rpc, client and server sides.
+//! - [`protfault`] (Linux): the read-only page and counting SIGSEGV
+//!   handler of `lat_sig prot`.
+//! - [`leaks`]: the check that a bench process ends with the descriptors
+//!   and children it started with.
 //! - [`fs`]: scratch directories and files, removed on drop.
-//! - [`import`]: the C suite's SUMMARY tables and results files, read.
 //! - [`bw`]: bandwidth endpoints, memory kernels and ceilings.
 //! - [`machine`]: machine facts that explain a difference between runs.
 //! - [`vm`]: mmap, mprotect, madvise, page faults for the VM benches.

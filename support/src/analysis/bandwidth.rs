@@ -198,11 +198,11 @@ fn reread_at(run: &dyn Lookup, program: &Program, function: &str) -> Option<(u64
     same.or_else(|| largest_at(run, program, function))
 }
 
-/// File reread: bw_file_rd's io_only reread, as [`reread_at`].
+/// File reread: bw_file_rd's io_only at Mem read's size, else its largest.
 pub fn file_reread(run: &dyn Lookup) -> Option<f64> {
     reread_at(run, &bw_file_rd::PROGRAM, IO_ONLY).map(|(_, v)| v)
 }
-/// Mmap reread: bw_mmap_rd's mmap_only reread, as [`reread_at`].
+/// Mmap reread: bw_mmap_rd's mmap_only at Mem read's size, else its largest.
 pub fn mmap_reread(run: &dyn Lookup) -> Option<f64> {
     reread_at(run, &bw_mmap_rd::PROGRAM, MMAP_ONLY).map(|(_, v)| v)
 }
