@@ -104,7 +104,7 @@ fn lat_mem_rd(c: &mut Criterion) {
         .iter()
         .filter(|(f, _)| cat::line_stride(f).is_some());
     for &(function, stride) in cat::SHAPES.iter().chain(line_only) {
-        for (size, metric) in cat::curve(function) {
+        for (size, metric) in cat::metrics_by_size(function) {
             if size > cap {
                 let why = if testing {
                     "test mode".to_string()

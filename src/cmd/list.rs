@@ -106,8 +106,8 @@ fn describe(program: &Program, m: &Metric, cols: &HashMap<&str, Vec<String>>) {
 /// The memory-latency table's columns read sweep points chosen from this
 /// machine's cache sizes: name them.
 fn mem_lat_points() {
+    use lmbench_support::analysis::cache_levels::level_points;
     use lmbench_support::catalog::lat_mem_rd::{point, RAND_FN, TABLE_FN};
-    use lmbench_support::catalog::tables::level_points;
     use lmbench_support::catalog::Lookup;
     use lmbench_support::size;
     struct Here(lmbench_support::machine::Facts);

@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
+use lmbench_support::analysis::{cache_levels::mem_notes, mem_curve::latencies_by_size};
 use lmbench_support::atomic_file::write_atomic;
 use lmbench_support::catalog::lat_mem_rd::{self, SHAPES};
-use lmbench_support::catalog::tables::{mem_curve, mem_notes};
 use lmbench_support::size::human as human_size;
 use plotters::prelude::*;
 
@@ -51,7 +51,7 @@ fn series(runs: &[Run]) -> Vec<Series> {
     let mut out = Vec::new();
     for (ri, run) in runs.iter().enumerate() {
         for (si, (function, stride)) in SHAPES.iter().enumerate() {
-            let points: Vec<(f64, f64)> = mem_curve(run, function)
+            let points: Vec<(f64, f64)> = latencies_by_size(run, function)
                 .into_iter()
                 .map(|(b, ns)| ((b as f64).log2(), ns))
                 .collect();
@@ -318,7 +318,7 @@ mod tests {
         machine.set("cache_l2", Some((2 << 20).to_string()));
         let mut metrics = std::collections::BTreeMap::new();
         for (f, _) in SHAPES {
-            for (size, m) in lat_mem_rd::curve(f) {
+            for (size, m) in lat_mem_rd::metrics_by_size(f) {
                 let ns = if size <= 48 << 10 {
                     1.5
                 } else if size <= 2 << 20 {

@@ -6,7 +6,7 @@
 //! power of two at least 4 x its last-level cache, for every mode (the
 //! copying modes' parameter is the size of each of their two buffers). The
 //! summary's memory bandwidth columns (Mem read, Mem write, both Bcopy)
-//! all take that one size (see `tables::comm_bw`).
+//! all take that one size (see `analysis::bandwidth`).
 use super::{Metric, Program, Unit::MBps};
 
 /// Every size of the sweep, as it appears in ids, smallest first.

@@ -214,8 +214,9 @@ pub fn size_of(m: &Metric) -> Option<u64> {
         .and_then(|p| size::parse(p).ok())
 }
 
-/// The points of one curve (function word), by increasing size.
-pub fn curve(function: &str) -> Vec<(u64, &'static Metric)> {
+/// The metrics of one chain shape's sweep (function word), each with its
+/// working-set size in bytes, by increasing size.
+pub fn metrics_by_size(function: &str) -> Vec<(u64, &'static Metric)> {
     let mut v: Vec<_> = PROGRAM
         .metrics
         .iter()
@@ -228,7 +229,7 @@ pub fn curve(function: &str) -> Vec<(u64, &'static Metric)> {
 
 /// The metric of `function` at exactly `size`, if the sweep has that point.
 pub fn point(function: &str, size: u64) -> Option<&'static Metric> {
-    curve(function)
+    metrics_by_size(function)
         .into_iter()
         .find(|(s, _)| *s == size)
         .map(|(_, m)| m)
@@ -271,7 +272,7 @@ mod tests {
             assert_eq!(m.headline, Headline::Min);
         }
         for (f, stride) in SHAPES {
-            let c = curve(f);
+            let c = metrics_by_size(f);
             assert!(c.len() >= 17, "{f}");
             assert_eq!(c.last().unwrap().0, MAX_SIZE, "{f}");
             assert!(c.iter().all(|(s, _)| *s >= 2 * stride.min(1024)), "{f}");

@@ -1,4 +1,6 @@
-//! lmbench's summary tables, one module each, in lmbench's print order.
+//! lmbench's summary tables, one module each, in lmbench's print order:
+//! each table's columns and the metrics each reads. What a computed column
+//! or a table's notes work out from a run is in `crate::analysis`.
 
 mod cache_line;
 mod comm_bw;
@@ -18,10 +20,7 @@ pub use comm_bw::{COMM_BW, COMM_BW_PINNED};
 pub use comm_lat::{COMM_LAT, COMM_LAT_PINNED};
 pub use ctx::{CTX, CTX_PINNED};
 pub use fs_vm::FS_VM;
-pub use mem_lat::{
-    curve as mem_curve, curve_ends, level_points, level_points_of, levels, mem_notes, rand_notes,
-    MEM_LAT, MEM_RAND,
-};
+pub use mem_lat::{MEM_LAT, MEM_RAND};
 pub use modern::{MODERN, MODERN_PROC};
 pub use ops::{OPS_DOUBLE, OPS_FLOAT, OPS_INT, OPS_INT64};
 pub use processes::PROCESSES;
@@ -94,8 +93,9 @@ pub const fn mhz_column(width: usize) -> Column {
     Column::new(MHZ_HEADER, "", width, Source::Computed(mhz_inputs, mhz)).in_unit(Unit::Mhz)
 }
 
-/// The clock in MHz: measured when the run has lat_ops, else the OS's
-/// nominal figure (machine fact `cpu_mhz`).
+/// The clock in MHz: measured by the mhz program (its add and xor chains,
+/// see [`measured_mhz`]) when the run has both and they agree, else the
+/// OS's nominal figure (machine fact `cpu_mhz`).
 pub fn mhz(run: &dyn Lookup) -> Option<f64> {
     measured_mhz(run).or_else(|| nominal_mhz(run))
 }

@@ -54,9 +54,9 @@ pub fn tlb_pages(run: &dyn Lookup) -> Option<f64> {
 }
 
 /// The OS's cache line; without one, the coherence detector's, else the
-/// latency detector's (see `cache_line`).
+/// latency detector's (see `analysis::cache_line`).
 pub fn cache_line(run: &dyn Lookup) -> Option<f64> {
-    super::cache_line::cache_line(run).map(|b| b as f64)
+    crate::analysis::cache_line::cache_line(run).map(|b| b as f64)
 }
 
 /// The best speed-up of k independent chains over one: max over k of
