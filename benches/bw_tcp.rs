@@ -12,6 +12,8 @@
 //! has a 3 s deadline (`harness::timed_reads`); the writer is killed and
 //! reaped at the end.
 //! (Linux doubles the requested buffer sizes, as it does for lmbench.)
+//! `bw_tcp/pinned/10m`: the 10 MB case with the bench and its writer bound
+//! to one CPU (the one-CPU table's row).
 //!
 //! Remote mode (lmbench's *Remote* table), when `LMBENCH_REMOTE=HOST:PORT`
 //! names a running `lmbench serve` (and `LMBENCH_TOKEN` its token, if it

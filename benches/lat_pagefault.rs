@@ -218,7 +218,7 @@ impl Pass<'_> {
         Duration::from_secs_f64(ratio * iters as f64 / 1e9)
     }
 
-    /// Minor faults of one untimed full pass.
+    /// Faults (minor and major: see `vm::faults`) of one untimed full pass.
     fn faults(&self) -> u64 {
         let before = check(self.metric, "getrusage", vm::faults());
         self.run(true);

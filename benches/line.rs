@@ -20,7 +20,7 @@
 //! an adjacent-line prefetcher fetches (the summary's cache-line note reads
 //! it: `catalog::line::line_of`). D = 4k (the next page) is the
 //! uncontended reference. On a 2-vCPU Intel Xeon KVM guest (load under
-//! 0.5, 2026-12-02 06:09): 37-49 ns up to 32 B apart, 5.6-6.4 ns from
+//! 0.5): 37-49 ns up to 32 B apart, 5.6-6.4 ns from
 //! 64 B, 128 B and 256 B as cheap as 4k; a bare loop of the same adds (fork,
 //! pin, `lock xadd`) read 34-49 and 4.9-6.6 ns beside it.
 //!

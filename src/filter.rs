@@ -1,5 +1,5 @@
-//! The metric filter of `run`, `save` and `compare`: a regular expression
-//! over metric ids.
+//! The metric filter of `run`, `check`, `save`, `compare` and `list`: a
+//! regular expression over metric ids.
 
 use anyhow::Result;
 use regex::Regex;

@@ -1,5 +1,8 @@
 //! The CLI end to end on fixture Criterion trees: the Processes table
-//! renders exactly, and bad input ends in one clear line and a non-zero exit.
+//! renders exactly, a context switch lost in its noise prints a dash and a
+//! note, bad input ends in one clear line and a non-zero exit, a closed
+//! pipe ends quietly, and `list`, `summary --floors`, `completions` and
+//! `man` print what they promise.
 
 mod common;
 

@@ -8,8 +8,9 @@ mod common;
 
 use lmbench::environment::{Setter, VARIABLES};
 
-/// The text of every Rust source of the workspace the suite is built from
-/// (the test fixtures hold no source).
+/// The text of every Rust source the suite is built from: src, support,
+/// benches, tests, exec_targets and build.rs (not the examples; the test
+/// fixtures hold no source).
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out: Vec<(String, String)> = ["src", "support", "benches", "tests", "exec_targets"]

@@ -1,8 +1,10 @@
 //! Golden files for what users read: `lmbench summary` in its four formats
-//! and with `--floors`, and `lmbench compare`, rendered from the two small
-//! runs committed under `tests/fixtures/runs/` and compared byte for byte
-//! with the files in `tests/fixtures/golden/`. A layout change is thus a
-//! reviewed diff: after an intended change, rewrite the expected files with
+//! and with `--spread` and `--floors`, and `lmbench compare` as text,
+//! markdown and CSV (its JSON is read by jq instead), rendered from the
+//! two small runs committed under `tests/fixtures/runs/` and compared byte
+//! for byte with the files in `tests/fixtures/golden/`. A layout change is
+//! thus a reviewed diff: after an intended change, rewrite the expected
+//! files with
 //!
 //! ```text
 //! UPDATE_GOLDEN=1 cargo test --test golden

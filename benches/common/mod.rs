@@ -1,7 +1,9 @@
-//! What the memory-chain benches (lat_mem_rd, tlb, par_mem) share: their
-//! Criterion settings and a reading of Criterion's FILTER argument, so a
-//! filtered run does not build chains (up to 1 GiB each) for points it
-//! will not measure. Included with `#[path]`; not a bench of its own.
+//! What the chain benches share (the memory chains of lat_mem_rd, tlb,
+//! par_mem and floor's memory floors; the op chains of lat_ops and mhz):
+//! their Criterion settings, the fastest-chunk timing, and a reading of
+//! Criterion's FILTER argument, so a filtered run does not build chains
+//! (up to 2 GiB each) for points it will not measure. Included with
+//! `#[path]`; not a bench of its own.
 // Each bench uses only part of this module.
 #![allow(dead_code)]
 

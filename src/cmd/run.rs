@@ -143,9 +143,9 @@ pub fn measure(opts: &Args) -> Result<Measured> {
         mut programs,
         results: filter,
     } = plan::plan(opts.filter.as_deref(), opts.paired)?;
-    // A budget is for comparing: the floors (36 bench processes of their
-    // own, for `summary --floors`) are left to `run --paired` unless a
-    // FILTER asks for them.
+    // A budget is for comparing: the floors (a bench process each, for
+    // `summary --floors`) are left to `run --paired` unless a FILTER asks
+    // for them.
     if opts.budget.is_some() && opts.filter.is_none() {
         let is_floor = |p: &Program| std::ptr::eq(p, &lmbench_support::catalog::floor::PROGRAM);
         steps.retain(|s| !is_floor(s.program));

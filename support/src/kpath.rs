@@ -1,6 +1,7 @@
 //! Small system-call wrappers for the benches beyond lmbench (lat_clock,
-//! lat_poll, lat_vm, lat_wake, lat_spawn, lat_uring, scaling): clocks,
-//! eventfd, futex, CPU affinity, the thread count of a timed process.
+//! lat_poll, lat_vm, lat_uring) and their peers (`wake`, `scale`,
+//! `line`): clocks, futex, CPU affinity, the open-files limit, forked
+//! children, the thread count of a timed process.
 //! Each is `#[inline]` and turns `-1`/errno into `io::Error`, so a timed
 //! loop pays the call and a compare. Linux-only calls are `cfg`-gated.
 

@@ -130,8 +130,9 @@ mod raw {
     }
 
     /// fork(2). Sound here because the floor process is single-threaded
-    /// (see the module doc; `one_thread` checks it around every request),
-    /// so the child may run any code until it leaves through [`exit`].
+    /// (see the module doc; under `LMBENCH_CHECK_THREADS=1`, `one_thread`
+    /// checks it around every request), so the child may run any code
+    /// until it leaves through [`exit`].
     #[inline(always)]
     pub fn fork() -> libc::pid_t {
         // SAFETY: single-threaded process (above).
@@ -518,7 +519,7 @@ fn round_trips(
 /// N times: fork; the child `exit(0)`s, or (stdout on /dev/null) execve(2)s
 /// `exec` with an empty environment; the parent waits and checks status 0.
 /// The same loop as `peer::proc`'s on purpose, not a call to it: a floor
-/// must not share the code it judges (duplicates D1 is deliberate).
+/// must not share the code it judges.
 fn spawns(exec: Option<&CString>, n: u64) -> io::Result<u64> {
     let devnull = open_owned(c"/dev/null", OFlag::O_WRONLY)?;
     let dn = devnull.as_raw_fd();

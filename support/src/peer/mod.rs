@@ -36,11 +36,10 @@ pub mod scale;
 pub mod spawn;
 pub mod wake;
 
-/// Every mode: its name and its entry point (given the arguments after
-/// the mode name).
 /// A mode's entry point, given the arguments after the mode name.
 type ModeMain = fn(&[String]) -> io::Result<()>;
 
+/// Every mode: its name and its entry point.
 static MODES: &[(&str, ModeMain)] = &[
     ("proc", |_| serve(proc::request)),
     ("floor", floor::main),

@@ -7,10 +7,11 @@
 //!
 //! OP: `null` (raw getppid), `pipe` (1-byte round trip to the copy's own
 //! echo partner, a process or thread on the copy's CPU), `fault` (write to
-//! the next untouched page of a private 16 MiB NOHUGEPAGE region, emptied
-//! by MADV_DONTNEED every 4096 pages), `open_shared` (open+close of
-//! DIR/shared), `open_own` (open+close of DIR/copy-I), `memrd` (sum every
-//! word of the copy's own buffer of BYTES, see [`memrd_bytes`]).
+//! the next untouched page of a private 4096-page (16 MiB at 4 KiB)
+//! NOHUGEPAGE region, emptied by MADV_DONTNEED every 4096 pages),
+//! `open_shared` (open+close of DIR/shared), `open_own` (open+close of
+//! DIR/copy-I), `memrd` (sum every word of the copy's own buffer of
+//! BYTES, see [`memrd_bytes`]).
 //!
 //! Requests: `ping` → `pong COPIES`; `run K` → releases every copy at once
 //! (a futex generation word in shared memory), each does K operations,

@@ -336,7 +336,7 @@ pub fn write_diff_svg(
     write_atomic(out, &svg)
 }
 
-// The one atomic file writer of the workspace.
+// The shared atomic file writer (`atomic_file`), re-exported.
 pub use crate::atomic_file::write_atomic;
 
 #[cfg(test)]

@@ -18,8 +18,8 @@
 //! times the loads, as `lat_mem_rd` does, so the two figures differ only
 //! by chain code and process.
 //!
-//! `examples/mem_ref.rs` (the references of a session's notes) uses the
-//! same orders.
+//! `examples/mem_ref.rs` (bare references for the memory columns) uses
+//! the same orders.
 
 use std::io;
 use std::time::Instant;
