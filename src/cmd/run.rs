@@ -24,8 +24,8 @@ mod rounds;
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
-    /// The quick preset: 10 samples of every metric, under 3 minutes of
-    /// benching for the whole suite on 2 cores (the default: about 12).
+    /// The quick preset: 10 samples of every metric, about 3 minutes of
+    /// benching for the whole suite on 2 cores (the default: about 13).
     #[arg(long)]
     pub quick: bool,
     /// Before starting, wait until other work uses under 5% of a CPU,
