@@ -20,6 +20,8 @@ pub const PAGE: usize = 4096;
 pub const LINE: usize = 64;
 const WORD: usize = std::mem::size_of::<usize>();
 
+mod loads;
+
 /// A zeroed, page-aligned heap buffer.
 pub struct Buffer {
     ptr: *mut u8,
@@ -314,13 +316,6 @@ pub struct Chain {
 // through `chase`, which borrows that Buffer.
 unsafe impl Send for Chain {}
 
-macro_rules! ten {
-    ($($body:tt)*) => {
-        $($body)* $($body)* $($body)* $($body)* $($body)*
-        $($body)* $($body)* $($body)* $($body)* $($body)*
-    };
-}
-
 impl Chain {
     /// Slots in the cycle.
     pub fn len(&self) -> usize {
@@ -355,7 +350,8 @@ impl Chain {
     }
 
     /// Follows the chain for `loads` dependent loads (in unrolled blocks of
-    /// 100, lmbench's shape) from where it stopped last.
+    /// 100, lmbench's shape, in a loop placed so that it never straddles a
+    /// page: see `loads`) from where it stopped last.
     ///
     /// Panics if `buf` is not the buffer the chain was linked in.
     #[inline(never)]
@@ -365,9 +361,7 @@ impl Chain {
         // SAFETY: `p` is a linked slot of `buf`, which is alive and borrowed;
         // linked slots only point at linked slots (see the module doc).
         unsafe {
-            for _ in 0..loads / 100 {
-                ten!(ten!(p = read_volatile(p) as *const usize;););
-            }
+            p = loads::hundreds(p, loads / 100);
             for _ in 0..loads % 100 {
                 p = read_volatile(p) as *const usize;
             }
