@@ -361,7 +361,7 @@ impl Chain {
         // SAFETY: `p` is a linked slot of `buf`, which is alive and borrowed;
         // linked slots only point at linked slots (see the module doc).
         unsafe {
-            p = loads::hundreds(p, loads / 100);
+            p = loads::hundreds(p, loads / 100).0;
             for _ in 0..loads % 100 {
                 p = read_volatile(p) as *const usize;
             }

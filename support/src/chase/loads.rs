@@ -14,6 +14,8 @@
 //! never straddles a page, in any build. Elsewhere it is plain Rust, placed
 //! by the compiler.
 
+use std::ops::Range;
+
 /// One instruction's text, 100 times.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! hundred {
@@ -50,19 +52,23 @@ macro_rules! ten {
 }
 
 /// Follows `p` for `blocks` x 100 dependent loads and returns where it
-/// stopped.
+/// stopped, and the addresses the loop's code spans (two `lea`s per call,
+/// outside the loop: so a test can hold the loop to its placement).
 ///
 /// # Safety
 /// `p` must point at a slot of a live chain (see the parent module: every
 /// linked slot holds the address of another linked slot).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize {
+pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> (*const usize, Range<usize>) {
+    let (start, end): (usize, usize);
     // Fixed registers: rax keeps each load 3 bytes (`mov rax, [rax]`), so
     // the loop's length does not depend on the register allocator.
     // SAFETY: the caller's contract; the loop only reads the chain's slots.
     unsafe {
         std::arch::asm!(
+            "lea {start}, [rip + 3f]",
+            "lea {end}, [rip + 4f]",
             "test rcx, rcx",
             "jz 4f",
             "jmp 3f",
@@ -72,21 +78,26 @@ pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize 
             "dec rcx",
             "jnz 3b",
             "4:",
+            start = out(reg) start,
+            end = out(reg) end,
             inout("rax") p,
             inout("rcx") blocks => _,
             options(nostack, readonly),
         );
     }
-    p
+    (p, start..end)
 }
 
 /// See the x86-64 version: `ldr x0, [x0]` is 4 bytes, the loop 408.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize {
+pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> (*const usize, Range<usize>) {
+    let (start, end): (usize, usize);
     // SAFETY: the caller's contract; the loop only reads the chain's slots.
     unsafe {
         std::arch::asm!(
+            "adr {start}, 3f",
+            "adr {end}, 4f",
             "cbz x1, 4f",
             "b 3f",
             ".p2align 9",
@@ -95,18 +106,21 @@ pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize 
             "subs x1, x1, #1",
             "b.ne 3b",
             "4:",
+            start = out(reg) start,
+            end = out(reg) end,
             inout("x0") p,
             inout("x1") blocks => _,
             options(nostack, readonly),
         );
     }
-    p
+    (p, start..end)
 }
 
-/// Elsewhere: the same loads in Rust, wherever the compiler puts them.
+/// Elsewhere: the same loads in Rust, wherever the compiler puts them
+/// (the span returned is empty: not known).
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 #[inline]
-pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize {
+pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> (*const usize, Range<usize>) {
     use std::ptr::read_volatile;
     // SAFETY: the caller's contract; the loop only reads the chain's slots.
     unsafe {
@@ -114,7 +128,7 @@ pub(super) unsafe fn hundreds(mut p: *const usize, blocks: u64) -> *const usize 
             ten!(ten!(p = read_volatile(p) as *const usize;););
         }
     }
-    p
+    (p, 0..0)
 }
 
 #[cfg(test)]
@@ -133,9 +147,31 @@ mod tests {
         }
         for blocks in [0u64, 1, 2, 7] {
             // SAFETY: `base` is a slot of the cycle just linked.
-            let end = unsafe { hundreds(base, blocks) };
+            let (end, _) = unsafe { hundreds(base, blocks) };
             let at = (end as usize - base as usize) / std::mem::size_of::<usize>();
             assert_eq!(at as u64, (100 * blocks) % 3, "{blocks} blocks");
         }
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[test]
+    fn the_loop_starts_on_512_bytes_and_stays_inside_one_page() {
+        let mut slot = 0usize;
+        slot = &slot as *const usize as usize;
+        // SAFETY: a one-slot cycle: the slot holds its own address.
+        let (_, code) = unsafe { hundreds(&slot as *const usize, 1) };
+        let page = 4096;
+        assert_eq!(code.start % 512, 0, "loop at {:#x}", code.start);
+        // 100 loads of 3 (x86-64) or 4 (arm64) bytes and the branch.
+        assert!(
+            (300..512).contains(&code.len()),
+            "loop of {} bytes",
+            code.len()
+        );
+        assert_eq!(
+            code.start / page,
+            (code.end - 1) / page,
+            "{code:x?} straddles a page"
+        );
     }
 }
