@@ -18,7 +18,7 @@
 //! CPU; from D = the line size on, each CPU keeps its own line and the add
 //! costs what it costs alone. So the step is at the line, not at the pair
 //! an adjacent-line prefetcher fetches (the summary's cache-line note reads
-//! it: `catalog::line::line_of`). D = 4k (the next page) is the
+//! it: `analysis::cache_line::coherence_line_of`). D = 4k (the next page) is the
 //! uncontended reference. On a 2-vCPU Intel Xeon KVM guest (load under
 //! 0.5): 37-49 ns up to 32 B apart, 5.6-6.4 ns from
 //! 64 B, 128 B and 256 B as cheap as 4k; a bare loop of the same adds (fork,

@@ -11,11 +11,13 @@
 //!   there, and the notes under the bandwidth table.
 //! - [`cache_line`]: the cache line from the OS and the two detectors, and
 //!   the notes under the cache-line table.
+//! - [`mhz`]: the Mhz columns' clock, measured or the OS's.
 
 pub mod bandwidth;
 pub mod cache_levels;
 pub mod cache_line;
 pub mod mem_curve;
+pub mod mhz;
 
 /// A machine with 48K L1, 2M L2 (whose curve rises at 512K-1M) and a
 /// 300M L3 (whose curve rises at 16M-32M), in a run whose sweep stopped

@@ -28,7 +28,7 @@ pub use remote::{remote_metrics, REMOTE_BW, REMOTE_LAT};
 pub use scaling::{SCALING, SCALING_AGG};
 pub use sysparams::{tlb_pages, SYSPARAMS};
 
-use super::{Column, Lookup, Metric, Source, Table, Unit};
+use super::{Column, Metric, Source, Table, Unit};
 
 /// Every table, in the order lmbench's summary prints them.
 pub static TABLES: &[&Table] = &[
@@ -90,29 +90,11 @@ pub const MHZ_HEADER: &str = "Mhz";
 /// The clock column of the tables that open with one (lmbench's first
 /// column), `width` wide.
 pub const fn mhz_column(width: usize) -> Column {
-    Column::new(MHZ_HEADER, "", width, Source::Computed(mhz_inputs, mhz)).in_unit(Unit::Mhz)
-}
-
-/// The clock in MHz: measured by the mhz program (its add and xor chains,
-/// see [`measured_mhz`]) when the run has both and they agree, else the
-/// OS's nominal figure (machine fact `cpu_mhz`).
-pub fn mhz(run: &dyn Lookup) -> Option<f64> {
-    measured_mhz(run).or_else(|| nominal_mhz(run))
-}
-
-/// The OS's nominal clock (machine fact `cpu_mhz`).
-pub fn nominal_mhz(run: &dyn Lookup) -> Option<f64> {
-    run.fact("cpu_mhz")?.trim().parse::<f64>().ok()
-}
-
-/// The clock measured by the mhz program from two dependency chains of
-/// 1-cycle instructions (64-bit add and xor): 1000 / ns per step, only
-/// when the two agree within 15 % (the check that both ran as one
-/// instruction per step).
-pub fn measured_mhz(run: &dyn Lookup) -> Option<f64> {
-    use super::mhz::{ADD, XOR};
-    let add = 1e3 / run.value(&ADD)?;
-    let xor = 1e3 / run.value(&XOR)?;
-    let (lo, hi) = (add.min(xor), add.max(xor));
-    (lo > 0.0 && hi.is_finite() && hi <= 1.15 * lo).then_some(hi)
+    Column::new(
+        MHZ_HEADER,
+        "",
+        width,
+        Source::Computed(mhz_inputs, crate::analysis::mhz::mhz),
+    )
+    .in_unit(Unit::Mhz)
 }

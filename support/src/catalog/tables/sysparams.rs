@@ -1,5 +1,5 @@
 //! Basic system parameters. Mhz is measured (the mhz program's 1-cycle
-//! chains, see `tables::measured_mhz`); "OS" beside it is the nominal figure the OS reports.
+//! chains, see `analysis::mhz::measured_mhz`); "OS" beside it is the nominal figure the OS reports.
 //! tlb pages, cache line and mem par are derived from the tlb, lat_mem_rd
 //! and par_mem curves.
 use crate::catalog::{no_notes, par_mem, tlb, Column, Lookup, Metric, Source, Table, Unit};
@@ -11,8 +11,13 @@ pub static SYSPARAMS: Table = Table {
     notes: no_notes,
     columns: &[
         super::mhz_column(5),
-        Column::new(super::MHZ_HEADER, "OS", 5, Source::Fact(super::nominal_mhz))
-            .in_unit(Unit::Mhz),
+        Column::new(
+            super::MHZ_HEADER,
+            "OS",
+            5,
+            Source::Fact(crate::analysis::mhz::nominal_mhz),
+        )
+        .in_unit(Unit::Mhz),
         Column::new(
             "tlb",
             "pages",
