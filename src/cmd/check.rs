@@ -166,6 +166,8 @@ mod tests {
                 .collect(),
             drift: Drift::default(),
             memory: Drift::default(),
+            shared: Drift::default(),
+            private_cache: None,
             clock: None,
             tested: verdicts.len(),
             sittings: None,

@@ -183,21 +183,13 @@ pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Re
             bail!("--aa {a} {b}: the two runs have no metric in common");
         }
         private_cache = private_cache
-            .or_else(|| l2_bytes(&ra))
-            .or_else(|| l2_bytes(&rb));
+            .or_else(|| verdict::private_cache(&ra))
+            .or_else(|| verdict::private_cache(&rb));
         comparisons.push((c, [ra.host(), rb.host()]));
     }
     let pairs: Vec<(&Comparison, [String; 2])> =
         comparisons.iter().map(|(c, p)| (c, p.clone())).collect();
     Ok(Sittings::from_aa(&pairs, private_cache))
-}
-
-/// A core's L2 (bytes), from the run's machine facts.
-fn l2_bytes(run: &Run) -> Option<u64> {
-    run.machine
-        .get("cache_l2")
-        .and_then(|v| v.parse().ok())
-        .filter(|&b| b > 0)
 }
 
 /// The metrics called slower by more than `limit` percent, as "id

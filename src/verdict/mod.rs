@@ -72,7 +72,7 @@ use serde::Serialize;
 use crate::cells::busy_window;
 use crate::run::{MetricStats, Run};
 use crate::stats;
-pub use estimate::main_memory;
+pub use estimate::{main_memory, shared_cache};
 use estimate::{Estimator, Modes};
 
 /// The false-call rate the calls are held to (Benjamini-Hochberg), and
@@ -269,12 +269,20 @@ pub struct Drift {
 /// 7 of them called.
 pub const DRIFT_PCT: f64 = 5.0;
 
+/// The fewest sentinels whose uncalled moves can say together that the
+/// machine changed: one or two wide intervals moving one way are what
+/// noise does.
+pub const TOGETHER_MIN: usize = 3;
+
 impl Drift {
     /// Most sentinels called changed, in one direction by 1% or more; or
-    /// three in four moved the same way, by [`DRIFT_PCT`] at the median.
+    /// three in four of at least [`TOGETHER_MIN`] moved the same way, by
+    /// [`DRIFT_PCT`] at the median.
     pub fn machine_changed(&self) -> bool {
         let called = self.called * 2 > self.metrics && self.median_pct.abs() >= 1.0;
-        let together = self.same_way * 4 >= self.metrics * 3 && self.median_pct.abs() >= DRIFT_PCT;
+        let together = self.metrics >= TOGETHER_MIN
+            && self.same_way * 4 >= self.metrics * 3
+            && self.median_pct.abs() >= DRIFT_PCT;
         self.metrics > 0 && (called || together)
     }
 }
@@ -318,6 +326,12 @@ pub struct Comparison {
     /// The main-memory metrics' joint move ([`main_memory`]): the host's
     /// memory can change under an unchanged kernel, as the core can.
     pub memory: Drift,
+    /// The shared-cache metrics' joint move ([`shared_cache`]): the
+    /// last-level cache a guest shares with the host's other guests.
+    pub shared: Drift,
+    /// A core's own cache (its L2, bytes) from the runs' machine facts:
+    /// what [`shared_cache`] counts past.
+    pub private_cache: Option<u64>,
     /// The two runs' core clocks, where both were probed.
     pub clock: Option<Clock>,
     /// Metrics tested (the multiplicity the q-values answer for).
@@ -790,6 +804,8 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         };
     }
     let memory = drift(&rows, main_memory);
+    let private_cache = private_cache(old).or_else(|| private_cache(new));
+    let shared = drift(&rows, |id| shared_cache(id, private_cache));
     let drift = drift(&rows, |id| {
         SENTINELS.iter().any(|p| id.split('/').next() == Some(p))
     });
@@ -812,11 +828,21 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         rows,
         drift,
         memory,
+        shared,
+        private_cache,
         clock,
         tested: judged.len(),
         sittings: opts.sittings.cloned(),
         threshold_pct: opts.threshold_pct,
     }
+}
+
+/// A core's own cache (its L2, bytes), from the run's machine facts.
+pub fn private_cache(run: &Run) -> Option<u64> {
+    run.machine
+        .get("cache_l2")
+        .and_then(|v| v.parse().ok())
+        .filter(|&b| b > 0)
 }
 
 /// The change of the geometric mean of per-run statistics, percent.
@@ -892,6 +918,30 @@ mod tests {
     }
 
     #[test]
+    fn the_shared_cache_is_past_the_private_one_and_short_of_main_memory() {
+        use super::shared_cache;
+        let l2 = Some(1 << 20);
+        for id in [
+            "lat_mem_rd/s128/1536k",
+            "lat_mem_rd/thrash/32m",
+            "bw_mem/frd/8m",
+        ] {
+            assert!(shared_cache(id, l2), "{id}");
+        }
+        for id in [
+            "lat_mem_rd/s128/1m",
+            "lat_mem_rd/s1024/64m",
+            "par_mem/chains/4",
+            "lat_ops/int/add",
+            "lat_mmap/map/8m",
+        ] {
+            assert!(!shared_cache(id, l2), "{id}");
+        }
+        // No L2 in the facts: nothing is counted.
+        assert!(!shared_cache("lat_mem_rd/thrash/32m", None));
+    }
+
+    #[test]
     fn long_samples_go_per_cycle_over_their_probes_unless_placement_decides() {
         // Two runs a side of three 150-ms samples, none at a steady clock.
         let side = |cycle: f64| {
@@ -926,6 +976,16 @@ mod tests {
         // Together but small, or large but scattered: not the machine.
         assert!(!drift(4, 14, 3.4).machine_changed());
         assert!(!drift(2, 12, 6.0).machine_changed());
+        // One or two uncalled sentinels moving one way say nothing alone.
+        let few = |metrics, same_way| Drift {
+            metrics,
+            called: 0,
+            median_pct: 45.7,
+            same_way,
+        };
+        assert!(!few(1, 1).machine_changed());
+        assert!(!few(2, 2).machine_changed());
+        assert!(few(3, 3).machine_changed());
         assert!(!Drift {
             metrics: 0,
             called: 0,

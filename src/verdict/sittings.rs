@@ -80,7 +80,7 @@ pub fn group(id: &str, private_cache: Option<u64>) -> String {
     let program = id.split('/').next().unwrap_or(id);
     if estimate::main_memory(id) {
         format!("{program} (main memory)")
-    } else if estimate::buffer_bytes(id).is_some_and(|b| private_cache.is_some_and(|c| b > c)) {
+    } else if estimate::shared_cache(id, private_cache) {
         format!("{program} (shared cache)")
     } else {
         program.to_string()

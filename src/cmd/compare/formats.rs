@@ -35,6 +35,7 @@ pub fn render_markdown(old: &Run, new: &Run, c: &Comparison) -> String {
     for (changed, what) in [
         (c.drift.machine_changed(), "CPU-only metrics"),
         (c.memory.machine_changed(), "main-memory metrics"),
+        (c.shared.machine_changed(), "shared-cache metrics"),
     ] {
         if changed {
             out.push_str(&format!(
@@ -108,6 +109,9 @@ pub fn render_json(old: &Run, new: &Run, c: &Comparison) -> Result<String> {
         "machine_changed": c.drift.machine_changed(),
         "memory_drift": c.memory,
         "memory_changed": c.memory.machine_changed(),
+        "shared_cache_drift": c.shared,
+        "shared_cache_changed": c.shared.machine_changed(),
+        "private_cache_bytes": c.private_cache,
         "between_sittings": c.sittings,
         "rows": c.rows,
         // The metrics behind lmbench 3's own summary columns: the rows a

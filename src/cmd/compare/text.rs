@@ -5,7 +5,7 @@
 use crate::columns::{lmbench_column_metrics, pinned_twins};
 use crate::export::fmt_num;
 use crate::run::Run;
-use crate::verdict::{self, Comparison, Level, Row, Verdict};
+use crate::verdict::{self, Comparison, Drift, Level, Row, Verdict};
 
 use super::cells::{pct, Cells};
 use super::fact_diff;
@@ -67,28 +67,25 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             pct(d.median_pct)
         ));
     }
-    let m = &c.memory;
-    if m.machine_changed() {
-        out.push_str(&format!(
-            "main memory changed: {} of {} main-memory metrics (buffers of 64M and more, \
-             par_mem) moved the same way ({} called), by {} in time at the median. A \
-             kernel's memory handling (THP, page sizes) moves them, and so does the host's \
-             memory under an unchanged kernel: where the kernel's did not change, their \
-             verdicts below include the host's change.\n\n",
-            m.same_way,
-            m.metrics,
-            m.called,
-            pct(m.median_pct)
-        ));
-    } else if m.metrics > 0 {
-        out.push_str(&format!(
-            "main-memory metrics (buffers of 64M and more, par_mem): {} of {} called \
-             changed, median {} in time.\n\n",
-            m.called,
-            m.metrics,
-            pct(m.median_pct)
-        ));
-    }
+    out.push_str(&group_drift(
+        &c.memory,
+        ["main memory", "main-memory"],
+        "buffers of 64M and more, par_mem",
+        "A kernel's memory handling (THP, page sizes) moves them, and so does the host's \
+         memory under an unchanged kernel: where the kernel's did not change, their \
+         verdicts below include the host's change.",
+    ));
+    let past = c
+        .private_cache
+        .map(|b| format!("past the core's {} L2 ", lmbench_support::size::human(b)))
+        .unwrap_or_default();
+    out.push_str(&group_drift(
+        &c.shared,
+        ["shared cache", "shared-cache"],
+        &format!("buffers {past}and under 64M"),
+        "A guest shares its last-level cache with the host's other guests: where the \
+         kernel did not change, their verdicts below include the neighbours' change.",
+    ));
     if let Some(s) = &c.sittings {
         out.push_str(&sittings_line(s));
     }
@@ -288,4 +285,29 @@ pub(super) fn counts(c: &Comparison, busy: usize) -> String {
             n => format!(", {n} measured on a busy machine"),
         },
     )
+}
+
+/// How a group of metrics the machine decides moved (main memory, the
+/// shared cache): named `[group, adjective]`, its members described, and
+/// why a joint move matters; empty when the comparison has none of them.
+fn group_drift(d: &Drift, [group, adjective]: [&str; 2], members: &str, why: &str) -> String {
+    if d.machine_changed() {
+        format!(
+            "{group} changed: {} of {} {adjective} metrics ({members}) moved the same way \
+             ({} called), by {} in time at the median. {why}\n\n",
+            d.same_way,
+            d.metrics,
+            d.called,
+            pct(d.median_pct)
+        )
+    } else if d.metrics > 0 {
+        format!(
+            "{adjective} metrics ({members}): {} of {} called changed, median {} in time.\n\n",
+            d.called,
+            d.metrics,
+            pct(d.median_pct)
+        )
+    } else {
+        String::new()
+    }
 }
