@@ -20,25 +20,15 @@ use std::ops::Range;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! hundred {
     ($insn:literal) => {
-        concat!(
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn),
-            ten_of!($insn)
-        )
+        ten_of!(ten_of!($insn))
     };
 }
 
+/// Text ten times (`concat!` expands a macro that makes a literal).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! ten_of {
-    ($insn:literal) => {
-        concat!($insn, $insn, $insn, $insn, $insn, $insn, $insn, $insn, $insn, $insn)
+    ($text:expr) => {
+        concat!($text, $text, $text, $text, $text, $text, $text, $text, $text, $text)
     };
 }
 
