@@ -62,10 +62,13 @@
 //!   what large folios change between kernels. A Criterion iteration is one
 //!   touched page (the touches are rounded up to whole passes, so every
 //!   sample has the same ratio's meaning); the sample returns the ratio
-//!   times the iterations as nanoseconds, so its "time per iteration" is
-//!   the ratio. Criterion plans from the wall time of the calls, which
-//!   grows with the iterations as for `page`; only the returned value is
-//!   the ratio. Flat sampling: equal samples, usually all the same value.
+//!   times the iterations as an `f64` under the harness's `Figure`
+//!   measurement, never as nanoseconds: a ratio below one (1/16 on ext4's
+//!   64 KB folios, 1/512 on 2 MB ones) at one iteration per sample would
+//!   round to a zero-length sample, which Criterion discards. Criterion
+//!   plans from the wall time of the calls, which grows with the
+//!   iterations as for `page`; only the returned value is the ratio. Flat
+//!   sampling: equal samples, usually all the same value.
 
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -75,16 +78,33 @@ use criterion::{Criterion, SamplingMode};
 use lmbench_support::catalog::lat_pagefault::{self as cat, PROGRAM};
 use lmbench_support::catalog::Metric;
 use lmbench_support::fs::ScratchFile;
-use lmbench_support::harness::{check, failed, scratch_root_or_exit, test_mode, Class, Group};
+use lmbench_support::harness::{
+    bench_figures, check, failed, ratio_total, scratch_root_or_exit, test_mode, Class, Group,
+};
 use lmbench_support::vm;
 
 /// The smallest file: lmbench refuses files under 1 MB, and 8 MB is what
 /// test mode uses.
 const MIN_FILE: usize = 8 << 20;
 
-/// lmbench's $FILE size here: the memory bandwidth top size, at least
-/// [`MIN_FILE`] (exactly that in Criterion's test mode).
+/// Sets the file's size (a size token: `8m`, at least 1m): the tests
+/// measure a small file in bench mode; a user can match lmbench's own
+/// run on another file size.
+const SIZE_ENV: &str = "LMBENCH_PAGEFAULT_SIZE";
+
+/// lmbench's $FILE size here: [`SIZE_ENV`] if set, else the memory
+/// bandwidth top size, at least [`MIN_FILE`] (exactly that in Criterion's
+/// test mode). A bad [`SIZE_ENV`] is bad input: one line, exit 2.
 fn file_size() -> usize {
+    if let Some(v) = std::env::var_os(SIZE_ENV) {
+        let v = v.to_string_lossy();
+        match lmbench_support::size::parse(&v) {
+            Ok(n) if n >= 1 << 20 && usize::try_from(n).is_ok() => return n as usize,
+            Ok(_) => eprintln!("lat_pagefault: {SIZE_ENV}={v}: want at least 1m (lmbench refuses files under 1 MB)"),
+            Err(e) => eprintln!("lat_pagefault: {SIZE_ENV}={v}: {e}"),
+        }
+        std::process::exit(2);
+    }
     if test_mode() {
         return MIN_FILE;
     }
@@ -205,17 +225,16 @@ impl Pass<'_> {
     }
 
     /// Faults per touched page over whole passes of at least `iters`
-    /// touches, returned as `iters` times that ratio in nanoseconds (see
-    /// the module doc: faults_per_page).
-    fn faults_per_page(&self, iters: u64) -> Duration {
+    /// touches, returned as `iters` times that ratio, a figure and not a
+    /// time (see the module doc: faults_per_page).
+    fn faults_per_page(&self, iters: u64) -> f64 {
         let per_pass = self.order.len() as u64;
         let passes = self.passes_for(iters);
         let faults: u64 = (0..passes).map(|_| self.faults()).sum();
         if faults == 0 {
             failed(self.metric, "passes over fresh mappings took no fault");
         }
-        let ratio = faults as f64 / (passes * per_pass) as f64;
-        Duration::from_secs_f64(ratio * iters as f64 / 1e9)
+        ratio_total(faults, passes * per_pass, iters)
     }
 
     /// Faults (minor and major: see `vm::faults`) of one untimed full pass.
@@ -341,15 +360,17 @@ fn lat_pagefault(c: &mut Criterion) {
         ..every
     };
     g.bench(&cat::PER_FAULT, |iters| per_fault.per_fault(iters));
+    g.finish();
     let counted = Pass {
         metric: &cat::FAULTS_PER_PAGE,
         ..every
     };
-    g.criterion().sampling_mode(SamplingMode::Flat);
-    g.bench(&cat::FAULTS_PER_PAGE, |iters| {
-        counted.faults_per_page(iters)
+    bench_figures(c, &PROGRAM, Class::Fast, |g| {
+        g.criterion().sampling_mode(SamplingMode::Flat);
+        g.bench(&cat::FAULTS_PER_PAGE, |iters| {
+            counted.faults_per_page(iters)
+        });
     });
-    g.finish();
 }
 
 lmbench_support::bench_main!(lat_pagefault);

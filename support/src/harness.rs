@@ -7,7 +7,7 @@
 use std::fmt::Display;
 use std::time::{Duration, Instant};
 
-use criterion::measurement::WallTime;
+use criterion::measurement::{Measurement, WallTime};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, PlottingBackend, SamplingMode, Throughput,
 };
@@ -16,7 +16,10 @@ use crate::activity;
 use crate::catalog::{Metric, Program};
 use crate::clock;
 
+mod figure;
 mod saved;
+
+pub use figure::{bench_figures, ratio_total, Figure, Returned};
 
 /// The Criterion configuration every bench file uses.
 ///
@@ -138,14 +141,19 @@ impl Preset {
 
 /// One Criterion group for one lmbench program. Benchmarks are added by
 /// catalog metric, so an id is spelled only in the catalog.
-pub struct Group<'a> {
-    inner: BenchmarkGroup<'a, WallTime>,
+/// Its measurement is wall time unless the group's figures are not times
+/// ([`bench_figures`]).
+pub struct Group<'a, M: Measurement = WallTime> {
+    inner: BenchmarkGroup<'a, M>,
     program: &'static Program,
     preset: Preset,
 }
 
-impl<'a> Group<'a> {
-    pub fn new(c: &'a mut Criterion, program: &'static Program, class: Class) -> Group<'a> {
+impl<'a, M: Measurement> Group<'a, M>
+where
+    M::Value: Returned,
+{
+    pub fn new(c: &'a mut Criterion<M>, program: &'static Program, class: Class) -> Group<'a, M> {
         let preset = Preset::from_env();
         let mut inner = c.benchmark_group(program.name);
         let (mode, samples, warm_up, measurement) = preset.class(class);
@@ -172,7 +180,7 @@ impl<'a> Group<'a> {
     /// its class (sample size, warm-up and measurement time). The quick
     /// preset scales what a bench sets here; other settings pass through
     /// to Criterion's group unchanged.
-    pub fn criterion(&mut self) -> Tuner<'_, 'a> {
+    pub fn criterion(&mut self) -> Tuner<'_, 'a, M> {
         Tuner {
             group: &mut self.inner,
             preset: self.preset,
@@ -186,26 +194,20 @@ impl<'a> Group<'a> {
         self
     }
 
-    /// Benchmarks `metric` as `iters` runs of `op` timed by [`timed_loop`],
-    /// which panics with the metric's id on the first failed run. The
-    /// metric is named once, so the id a failure reports is always the one
-    /// being measured.
-    #[inline]
-    pub fn bench_loop<T, E: Display>(
-        &mut self,
-        metric: &'static Metric,
-        mut op: impl FnMut() -> Result<T, E>,
-    ) {
-        self.bench(metric, |iters| timed_loop(metric, iters, &mut op));
-    }
-
     /// Benchmarks `metric` with a body that runs `iters` operations and
     /// returns the time they took (setup and checks outside the timing).
     /// Around the calls (outside their timing) it records what else the
     /// machine did and the core clock (`crate::clock`), into
-    /// `<criterion home>/<id>/lmbench-activity.json`.
-    pub fn bench(&mut self, metric: &'static Metric, body: impl FnMut(u64) -> Duration) {
+    /// `<criterion home>/<id>/lmbench-activity.json`. Under wall time the
+    /// body returns a `Duration`; under [`Figure`] the figure itself.
+    pub fn bench(&mut self, metric: &'static Metric, body: impl FnMut(u64) -> M::Value) {
         self.assert_registered(metric);
+        if std::env::var_os(FAIL_METRIC_ENV).is_some_and(|v| v == metric.id) {
+            failed(
+                metric,
+                format_args!("failed on purpose ({FAIL_METRIC_ENV})"),
+            );
+        }
         let mut body = body;
         let mut window: Option<activity::Window> = None;
         let mut threads = ThreadCheck::from_env(metric);
@@ -220,8 +222,8 @@ impl<'a> Group<'a> {
             let after = clock::cycle_ns();
             w.call_end(call);
             threads.check();
-            saved.returned(took);
-            clocks.push([took.as_nanos() as f64, before, after]);
+            saved.returned(took.is_zero());
+            clocks.push([took.key(), before, after]);
             took
         };
         let (function, parameter) = metric.function_and_parameter();
@@ -276,6 +278,21 @@ impl<'a> Group<'a> {
     }
 }
 
+impl Group<'_, WallTime> {
+    /// Benchmarks `metric` as `iters` runs of `op` timed by [`timed_loop`],
+    /// which panics with the metric's id on the first failed run. The
+    /// metric is named once, so the id a failure reports is always the one
+    /// being measured.
+    #[inline]
+    pub fn bench_loop<T, E: Display>(
+        &mut self,
+        metric: &'static Metric,
+        mut op: impl FnMut() -> Result<T, E>,
+    ) {
+        self.bench(metric, |iters| timed_loop(metric, iters, &mut op));
+    }
+}
+
 /// Criterion's flags for the times and the sample count: given on a
 /// bench's command line they win over the class's and the bench's own
 /// settings (a group's setting would otherwise override them), so `cargo
@@ -293,12 +310,12 @@ fn on_command_line(flag: &str) -> bool {
 /// quick preset turns a bench's sample count into [`QUICK_SAMPLES`] and its
 /// times into a tenth (at least 20 ms); anything else reaches Criterion's
 /// group through `Deref`.
-pub struct Tuner<'g, 'a> {
-    group: &'g mut BenchmarkGroup<'a, WallTime>,
+pub struct Tuner<'g, 'a, M: Measurement = WallTime> {
+    group: &'g mut BenchmarkGroup<'a, M>,
     preset: Preset,
 }
 
-impl Tuner<'_, '_> {
+impl<M: Measurement> Tuner<'_, '_, M> {
     pub fn sample_size(&mut self, n: usize) -> &mut Self {
         if !on_command_line(SAMPLE_SIZE_FLAG) {
             self.group.sample_size(self.preset.samples(n));
@@ -331,14 +348,14 @@ impl Tuner<'_, '_> {
     }
 }
 
-impl<'a> std::ops::Deref for Tuner<'_, 'a> {
-    type Target = BenchmarkGroup<'a, WallTime>;
+impl<'a, M: Measurement> std::ops::Deref for Tuner<'_, 'a, M> {
+    type Target = BenchmarkGroup<'a, M>;
     fn deref(&self) -> &Self::Target {
         self.group
     }
 }
 
-impl std::ops::DerefMut for Tuner<'_, '_> {
+impl<M: Measurement> std::ops::DerefMut for Tuner<'_, '_, M> {
     fn deref_mut(&mut self) -> &mut Self::Target {
         self.group
     }
@@ -480,13 +497,24 @@ pub fn timed_loop<T, E: Display>(
     start.elapsed()
 }
 
+/// The prefix of the stderr line [`failed`] writes before it panics:
+/// `lmbench run` reads the metric and the one-line reason from it.
+pub use crate::bench_lines::FAILED_LINE;
+
 /// Fails the benchmark loudly: a short loop that returns a fast wrong
 /// number is the worst bug this suite can have.
 #[cold]
 #[inline(never)]
 pub fn failed(metric: &Metric, err: impl Display) -> ! {
-    panic!("{}: {err}", metric.id)
+    let why = err.to_string();
+    eprintln!("{FAILED_LINE}{}: {}", metric.id, why.replace('\n', "; "));
+    panic!("{}: {why}", metric.id)
 }
+
+/// The environment variable that makes the benchmark of one metric (its
+/// id) fail on purpose as it starts: how the tests show that a failed
+/// program costs a run only its own metrics.
+pub const FAIL_METRIC_ENV: &str = "LMBENCH_FAIL_METRIC";
 
 /// Unwraps a setup or check result, failing the benchmark with the metric
 /// id and what was being done.

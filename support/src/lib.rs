@@ -39,11 +39,13 @@ pub mod activity;
 mod activity_linux;
 pub mod analysis;
 pub mod atomic_file;
+pub mod bench_lines;
 pub mod bw;
 pub mod catalog;
 pub mod chase;
 pub mod child;
 pub mod clock;
+pub mod folio;
 pub mod fs;
 #[cfg(feature = "harness")]
 pub mod harness;

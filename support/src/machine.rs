@@ -35,6 +35,11 @@ impl Facts {
         for (key, value) in crate::fs::fsdir_facts() {
             f.set(key, value);
         }
+        // What one page fault maps there and in anonymous memory (large
+        // folios, fault-around, mTHP): lat_pagefault's figures follow it.
+        for (key, value) in crate::folio::facts() {
+            f.set(key, value);
+        }
         f
     }
 

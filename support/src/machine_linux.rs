@@ -26,6 +26,24 @@ pub fn facts(f: &mut Facts) {
         "thp_defrag",
         read_fact("/sys/kernel/mm/transparent_hugepage/defrag"),
     );
+    // THP for shmem and tmpfs, and the multi-size THP settings per size
+    // (anonymous and shmem, Linux 6.8+ and 6.11+): what a fault maps in
+    // anonymous memory and on tmpfs.
+    let thp = "/sys/kernel/mm/transparent_hugepage";
+    f.set("thp_shmem", read_fact(format!("{thp}/shmem_enabled")));
+    for (size, dir) in mthp_sizes(std::path::Path::new(thp)) {
+        f.set(&format!("mthp_anon.{size}"), read_fact(dir.join("enabled")));
+        f.set(
+            &format!("mthp_shmem.{size}"),
+            read_fact(dir.join("shmem_enabled")),
+        );
+    }
+    // How much fault-around maps around a file fault (debugfs: absent
+    // where it is not mounted).
+    f.set(
+        "fault_around_bytes",
+        read_fact("/sys/kernel/debug/fault_around_bytes"),
+    );
     f.set("aslr", read_fact("/proc/sys/kernel/randomize_va_space"));
     f.set(
         "clocksource_available",
@@ -315,6 +333,26 @@ fn cpuid_hypervisor() -> Option<String> {
     None
 }
 
+/// The multi-size THP directories under `thp` (`hugepages-64kB`...), as
+/// (size, directory), smallest first; none before Linux 6.8.
+#[cfg(target_os = "linux")]
+fn mthp_sizes(thp: &std::path::Path) -> Vec<(String, std::path::PathBuf)> {
+    let Ok(dir) = std::fs::read_dir(thp) else {
+        return Vec::new();
+    };
+    let mut sizes: Vec<(u64, String, std::path::PathBuf)> = dir
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let size = name.strip_prefix("hugepages-")?.to_string();
+            let kb: u64 = size.strip_suffix("kB")?.parse().ok()?;
+            Some((kb, size, e.path()))
+        })
+        .collect();
+    sizes.sort();
+    sizes.into_iter().map(|(_, s, p)| (s, p)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,5 +433,21 @@ mod tests {
         assert!(f.0.contains_key("cmdline"));
         assert!(f.get("rustc").is_some_and(|v| v.starts_with("rustc")));
         assert!(f.0.contains_key("hypervisor"));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn mthp_sizes_are_read_smallest_first() {
+        let d = tempfile::tempdir().expect("temp dir");
+        for n in [
+            "hugepages-2048kB",
+            "hugepages-64kB",
+            "hugepages-16kB",
+            "khugepaged",
+        ] {
+            std::fs::create_dir(d.path().join(n)).expect("mkdir");
+        }
+        let sizes: Vec<String> = mthp_sizes(d.path()).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(sizes, ["16kB", "64kB", "2048kB"]);
     }
 }
