@@ -88,6 +88,14 @@ pub static VARIABLES: &[Variable] = &[
         "LMBENCH_CHECK_LEAKS",
         "1: every bench process checks at exit that it leaked no descriptor or child (always in test mode)",
     ),
+    user(
+        "LMBENCH_PAGEFAULT_SIZE",
+        "lat_pagefault's file size (e.g. 64m, at least 1m; default: the memory bandwidth top size)",
+    ),
+    internal(
+        "LMBENCH_FAIL_METRIC",
+        "a metric id: its bench fails on purpose as it starts (the tests of a run going on past a failed program)",
+    ),
     internal(
         "LMBENCH_SLOW_TESTS",
         "1: the slow tests run (killed benches, full disks); `.ci/run` sets it",

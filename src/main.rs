@@ -42,6 +42,11 @@ fn main() -> ExitCode {
         },
         |e| {
             eprintln!("lmbench: {e:#}");
+            // A run that went on past failed programs measured (and saved)
+            // the rest: not an error that measured nothing.
+            if e.is::<cmd::run::failures::Partial>() {
+                return ExitCode::from(cmd::run::failures::PARTIAL_EXIT);
+            }
             // 1 is a regression found (`compare --fail-on-regression`,
             // `check`), 125 "cannot tell" (`check`): an error is neither.
             ExitCode::from(2)

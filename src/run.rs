@@ -258,6 +258,10 @@ pub struct Meta {
     pub date: String,
     /// How many runs of the suite the samples pool (`--runs N`).
     pub runs_pooled: u32,
+    /// The metrics a failed program left unmeasured, with the reason (the
+    /// bench's own line, or which failure stopped the program first).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed: BTreeMap<String, String>,
 }
 
 /// A run imported from the C suite's results (`lmbench import`): figures

@@ -610,6 +610,7 @@ pub fn current_meta(runs_pooled: u32) -> Meta {
         criterion_version: criterion_version(&root),
         date: utc_now(),
         runs_pooled,
+        failed: Default::default(),
     }
 }
 

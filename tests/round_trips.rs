@@ -91,6 +91,7 @@ fn run() -> impl Strategy<Value = Run> {
                 criterion_version: Some(text.clone()),
                 date: text,
                 runs_pooled,
+                failed: Default::default(),
             },
             imported: None,
         })

@@ -125,6 +125,8 @@ pub fn run(opts: Args) -> Result<()> {
                 machine: None,
                 force: false,
                 paired: false,
+                // A bisect step must not pass on a partial run.
+                fail_fast: true,
                 keep_going: false,
             })?;
             let old = measured.against.expect("measure resolves --against");

@@ -63,6 +63,7 @@ fn to_run(m: &Machine, file: &str, dir_machine: &str, label: &str) -> Run {
             criterion_version: None,
             date: m.date.clone().unwrap_or_else(store::utc_now),
             runs_pooled: 0,
+            failed: Default::default(),
         },
         imported: Some(Imported {
             format,

@@ -3,7 +3,7 @@
 //! group, then prints the summary. Criterion's own output goes to
 //! `target/lmbench/run.log`; its "time:" lines are echoed as they come.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Seek, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use crate::saving::{self, Target};
 use crate::workspace;
 
 mod eta;
+pub mod failures;
 mod plan;
 mod rounds;
 
@@ -75,19 +76,25 @@ pub struct Args {
     /// pairs are alternated N times and each round's ratios printed.
     #[arg(long)]
     pub paired: bool,
-    /// Go on past a program that fails (its metrics are missing from the
-    /// run, the others kept and saved); the failures are listed at the end
-    /// and the exit status is still an error's.
+    /// Stop at the first program that fails, saving nothing. By default
+    /// the run goes on past it, as lmbench's own scripts do: the other
+    /// programs are measured and saved, the failed metrics are saved as
+    /// failed with their reason, the failures are listed at the end, and
+    /// the exit status is 3.
     #[arg(long)]
+    pub fail_fast: bool,
+    /// What a run does by default (going on past a failed program); kept
+    /// so that older scripts still run.
+    #[arg(long, hide = true, conflicts_with = "fail_fast")]
     pub keep_going: bool,
 }
 
 /// What `measure` made: the run, the `--against` run it was settled
-/// against, and the programs that failed under `--keep-going`.
+/// against, and the programs that failed (the run went on past them).
 pub struct Measured {
     pub run: Run,
     pub against: Option<Run>,
-    pub failed: Vec<String>,
+    pub failed: Vec<failures::Failure>,
 }
 
 fn cargo() -> String {
@@ -109,16 +116,13 @@ pub fn run(opts: Args) -> Result<()> {
         print!("\n{}", super::compare::render(&old, &run, &c, busy));
     }
     if !failed.is_empty() {
-        bail!(
-            "{} failed (--keep-going kept the rest; their output is in {}): {}",
-            if failed.len() == 1 {
-                "a program".to_string()
-            } else {
-                format!("{} programs", failed.len())
-            },
-            lmbench::lock::run_dir().join("run.log").display(),
-            failed.join(", ")
-        );
+        let partial = failures::Partial {
+            failed,
+            log: lmbench::lock::run_dir().join("run.log"),
+            saved: opts.save.is_some(),
+        };
+        eprint!("\n{}", partial.list());
+        return Err(partial.into());
     }
     Ok(())
 }
@@ -182,7 +186,7 @@ pub fn measure(opts: &Args) -> Result<Measured> {
     let mut rng = rounds::Rng::from_clock();
     let mut costs = rounds::Costs::default();
     let mut durations = eta::Durations::load(&log_dir, opts.quick);
-    let mut failed: Vec<String> = Vec::new();
+    let mut failed: Vec<failures::Failure> = Vec::new();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
     let full_rounds = if budget.is_some() { 1 } else { opts.runs };
     for rep in 1..=full_rounds {
@@ -230,7 +234,7 @@ pub fn measure(opts: &Args) -> Result<Measured> {
             }
             let started = Instant::now();
             let outcome = bench_program(p, step.filter.as_deref(), opts.quick, &mut log, &log_path);
-            let Some(timed) = keep_going(outcome, opts.keep_going, p, &mut failed)? else {
+            let Some(timed) = failures::go_on(outcome, opts.fail_fast, &mut failed)? else {
                 continue;
             };
             durations.record(p, step.metrics, started.elapsed());
@@ -244,13 +248,16 @@ pub fn measure(opts: &Args) -> Result<Measured> {
         }
         let results = results_since(&programs, filter.as_deref(), rep_start)?;
         if results.is_empty() {
+            if let Some(first) = failed.first() {
+                bail!("every program failed; the first: {first}");
+            }
             bail!(
                 "the run left no Criterion results in {}",
                 crate::criterion_files::home().display()
             );
         }
         reps.push(results);
-        save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
+        save_progress(&reps, &facts, &failed, save.as_ref(), machine.as_deref())?;
     }
     if let Some(budget) = budget {
         let against = opts
@@ -261,7 +268,7 @@ pub fn measure(opts: &Args) -> Result<Measured> {
         let mut unmeasured = std::collections::BTreeSet::new();
         loop {
             let left = budget.saturating_sub(total.elapsed());
-            let so_far = pooled_run(&reps, &facts);
+            let so_far = pooled_run(&reps, &facts, &failed);
             let mut undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
             undecided.retain(|c| !unmeasured.contains(&c.id));
             if undecided.is_empty() {
@@ -296,7 +303,7 @@ pub fn measure(opts: &Args) -> Result<Measured> {
                 eprintln!("      {} ({} metrics)", p.name, ids.len());
                 let started = Instant::now();
                 let outcome = bench_program(p, Some(&f), opts.quick, &mut log, &log_path);
-                let Some(timed) = keep_going(outcome, opts.keep_going, p, &mut failed)? else {
+                let Some(timed) = failures::go_on(outcome, opts.fail_fast, &mut failed)? else {
                     // Not asked for again: it would fail again.
                     unmeasured.extend(ids.iter().cloned());
                     continue;
@@ -331,14 +338,14 @@ pub fn measure(opts: &Args) -> Result<Measured> {
                 continue;
             }
             reps.push(results);
-            save_progress(&reps, &facts, save.as_ref(), machine.as_deref())?;
+            save_progress(&reps, &facts, &failed, save.as_ref(), machine.as_deref())?;
         }
     }
     eprintln!();
     if opts.paired {
         eprint!("{}", plan::rounds(&reps));
     }
-    let mut run = pooled_run(&reps, &facts);
+    let mut run = pooled_run(&reps, &facts, &failed);
     if let (Some(save), Some(_)) = (&save, &machine) {
         let dir = crate::store::run_dir(
             &crate::store::results_root(),
@@ -347,8 +354,6 @@ pub fn measure(opts: &Args) -> Result<Measured> {
         );
         run = crate::store::load(&dir)?;
     }
-    failed.sort();
-    failed.dedup();
     Ok(Measured {
         run,
         against,
@@ -356,39 +361,24 @@ pub fn measure(opts: &Args) -> Result<Measured> {
     })
 }
 
-/// A program's outcome under `--keep-going`: its timings, or (when it
-/// failed and the run goes on) none, the failure said and counted.
-fn keep_going<T>(
-    outcome: Result<T>,
-    go_on: bool,
-    p: &Program,
-    failed: &mut Vec<String>,
-) -> Result<Option<T>> {
-    match outcome {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if go_on => {
-            eprintln!("      {e:#}: going on (--keep-going)");
-            failed.push(p.name.to_string());
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
 /// The run the rounds so far make: every metric's samples pooled over the
-/// rounds that measured it.
+/// rounds that measured it, and the failures of the metrics no round
+/// measured.
 fn pooled_run(
     reps: &[BTreeMap<String, MetricStats>],
     facts: &lmbench_support::machine::Facts,
+    failed: &[failures::Failure],
 ) -> Run {
     let metrics = pool(reps);
     let mut facts = facts.clone();
     crate::store::name_remote_peer(&mut facts, &metrics);
+    let mut meta = crate::store::current_meta(reps.len() as u32);
+    meta.failed = failures::unmeasured(failed, &metrics);
     Run {
         machine: facts,
         metrics,
         origin: Origin::Live,
-        meta: crate::store::current_meta(reps.len() as u32),
+        meta,
         imported: None,
     }
 }
@@ -398,6 +388,7 @@ fn pooled_run(
 fn save_progress(
     reps: &[BTreeMap<String, MetricStats>],
     facts: &lmbench_support::machine::Facts,
+    failed: &[failures::Failure],
     save: Option<&Target>,
     machine: Option<&str>,
 ) -> Result<()> {
@@ -411,7 +402,7 @@ fn save_progress(
         // this run's own.
         force: save.force || reps.len() > 1,
     };
-    saving::save_run(pooled_run(reps, facts), machine, &target)?;
+    saving::save_run(pooled_run(reps, facts, failed), machine, &target)?;
     Ok(())
 }
 
@@ -437,7 +428,7 @@ fn build_benches(programs: &[&Program]) -> Result<()> {
 /// Criterion's output to `log`, its "time:" lines echoed to stderr, and
 /// stamps the program's results as this build's.
 fn bench_program(
-    p: &Program,
+    p: &'static Program,
     filter: Option<&str>,
     quick: bool,
     log: &mut std::fs::File,
@@ -455,6 +446,9 @@ fn bench_program(
     if let Some(f) = filter {
         cmd.arg(f);
     }
+    // Where this program's output starts in the log: its failure's reason
+    // is read from there.
+    let log_start = log.stream_position()?;
     let mut child = cmd.spawn().context("running cargo bench")?;
     let stdout = child.stdout.take().expect("piped");
     // A long id is printed on a line of its own, "time:" on the next.
@@ -483,11 +477,7 @@ fn bench_program(
     }
     let status = child.wait()?;
     if !status.success() {
-        bail!(
-            "{} failed ({status}); its output is in {}",
-            p.name,
-            log_path.display()
-        );
+        return Err(failures::Failure::read(p, filter, status, log_path, log_start).into());
     }
     crate::criterion_files::write_stamp(&crate::criterion_files::home(), p.name)?;
     Ok(timed)

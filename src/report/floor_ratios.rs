@@ -331,6 +331,7 @@ mod tests {
                 criterion_version: None,
                 date: "2026-01-01T00:00:00Z".into(),
                 runs_pooled: 1,
+                failed: Default::default(),
             },
             imported: None,
         }

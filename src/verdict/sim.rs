@@ -127,6 +127,7 @@ pub(crate) fn run_of(metrics: Vec<(&'static Metric, MetricStats)>) -> Run {
             criterion_version: None,
             date: "d".into(),
             runs_pooled: runs,
+            failed: Default::default(),
         },
         imported: None,
     }
