@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
             criterion_version: None,
             date: "2000-01-01T00:00:00Z".into(),
             runs_pooled: 1,
+            failed: BTreeMap::new(),
         },
         imported: None,
     };
