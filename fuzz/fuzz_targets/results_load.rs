@@ -62,7 +62,10 @@ fn use_run(run: &Run) {
     };
     let c = lmbench::verdict::compare(run, run, &opts);
     // And with that comparison read as an A/A pair's moves between sittings.
-    let moves = lmbench::verdict::sittings::Sittings::from_aa(&[(&c, ["a".into(), "b".into()])], Some(1 << 20));
+    let moves = lmbench::verdict::sittings::Sittings::from_aa(
+        &[(&c, ["a".into(), "b".into()])],
+        Some(1 << 20),
+    );
     let _ = lmbench::verdict::compare(
         run,
         run,
