@@ -47,6 +47,10 @@ fn main() -> ExitCode {
             if e.is::<cmd::run::failures::Partial>() {
                 return ExitCode::from(cmd::run::failures::PARTIAL_EXIT);
             }
+            // Ctrl-C: the shell's code for a command that SIGINT ended.
+            if e.is::<cmd::kernels::Interrupted>() {
+                return ExitCode::from(130);
+            }
             // 1 is a regression found (`compare --fail-on-regression`,
             // `check`), 125 "cannot tell" (`check`): an error is neither.
             ExitCode::from(2)

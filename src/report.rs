@@ -162,6 +162,7 @@ fn merge_notes(per_run: &[(String, Vec<String>)]) -> String {
 
 fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
     let mut out = table::banner();
+    out.push_str(&instruction_note(runs));
     let mut any_busy = false;
     for t in tables_with_data(runs)? {
         let g = grid(t, runs, opts);
@@ -190,6 +191,26 @@ fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
         out.push_str(&legend);
     }
     Ok(out)
+}
+
+/// Under the banner, when a run was measured in a guest counting
+/// instructions (QEMU's icount, `lmbench kernels`): its "microseconds"
+/// are thousands of instructions, and which rows they are.
+fn instruction_note(runs: &[Run]) -> String {
+    let rows: Vec<String> = runs
+        .iter()
+        .filter(|r| r.machine.get("time_unit") == Some("instructions"))
+        .map(|r| format!("{} {}", r.host(), r.machine.os_label()))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nIn instructions, not time (a guest under QEMU's instruction counting): \
+         1 microsecond reads as 1000 guest instructions, 1 nanosecond as 1; \
+         rows: {}.\n",
+        rows.join(", ")
+    )
 }
 
 /// Renders the summary in any format.

@@ -11,6 +11,7 @@ use crate::run::{Origin, Run};
 use crate::{criterion_files, store};
 
 /// Where a run is saved.
+#[derive(Clone)]
 pub struct Target {
     pub label: String,
     /// Default: the host name.

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completions;
 pub mod export;
 pub mod import;
+pub mod kernels;
 pub mod list;
 pub mod plot;
 pub mod profile;
@@ -42,6 +43,11 @@ pub enum Cmd {
     /// rounds within --budget), compare, exit 0 (none), 1 (a regression)
     /// or 125 (cannot tell; `git bisect run` skips).
     Check(check::Args),
+    /// Compare two or more kernels in one sitting: each booted in a QEMU
+    /// guest (KVM, or instruction counting where KVM does not work), the
+    /// sides interleaved A B B A, each saved as a run; then the summary
+    /// and the comparison.
+    Kernels(kernels::Args),
     /// Import the C suite's results (SUMMARY posts of lmbench 1.x-3.x, or
     /// its results files) as runs under results/<host>/<LABEL>/.
     Import(import::Args),
@@ -77,6 +83,7 @@ impl Cmd {
             Cmd::Save(a) => save::run(a),
             Cmd::Compare(a) => compare::run(a),
             Cmd::Check(a) => check::run(a),
+            Cmd::Kernels(a) => kernels::run(a),
             Cmd::Import(a) => import::run(a),
             Cmd::Restore(a) => restore::run(a),
             Cmd::Export(a) => export::run(a),

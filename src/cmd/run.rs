@@ -22,6 +22,11 @@ pub mod failures;
 mod plan;
 mod rounds;
 
+// What `kernels` shares with `run`: durations, exact filters, pooling,
+// and the undecided metrics of a budget.
+pub use eta::left as eta_left;
+pub use rounds::{exact as exact_filter, parse_duration, undecided, Rng};
+
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
@@ -557,7 +562,7 @@ fn results_since(
 }
 
 /// One set of statistics per metric from every repetition's samples.
-fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
+pub fn pool(reps: &[BTreeMap<String, MetricStats>]) -> BTreeMap<String, MetricStats> {
     if reps.len() == 1 {
         return reps[0].clone();
     }

@@ -71,7 +71,7 @@ impl Durations {
 }
 
 /// "about 4 min left", "about 40 s left", or nothing without an estimate.
-pub(super) fn left(estimate: Option<Duration>) -> String {
+pub fn left(estimate: Option<Duration>) -> String {
     match estimate.map(|d| d.as_secs_f64().round() as u64) {
         None => String::new(),
         Some(s) if s >= 90 => format!(", about {} min left", (s + 30) / 60),

@@ -28,6 +28,7 @@ pub mod accept;
 pub mod bw_write;
 pub mod ctx;
 pub mod echo;
+pub mod facts;
 pub mod floor;
 pub mod line;
 pub mod proc;
@@ -52,6 +53,7 @@ static MODES: &[(&str, ModeMain)] = &[
     ("spawn", spawn::main),
     ("scale", scale::main),
     ("line", line::main),
+    ("facts", facts::main),
 ];
 
 /// Entry point of `lmbench-peer`; returns the exit code.

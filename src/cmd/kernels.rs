@@ -1,0 +1,308 @@
+//! `lmbench kernels --kernel A --kernel B [FILTER]`: two or more kernels
+//! compared in one sitting. Each is booted in a QEMU guest that runs the
+//! suite's prebuilt bench executables; the sides take turns, round by
+//! round, in balanced order (A B, then B A: ABBA), so whatever the host
+//! does over the sitting falls on every side alike. Each side is saved as
+//! an ordinary run whose machine facts are its guest's.
+//!
+//! Under `--accel icount` (QEMU's emulator counting instructions, where
+//! KVM does not work) a figure is a path length: a "µs" is a thousand
+//! guest instructions, and the metrics that time the memory hierarchy
+//! (bandwidths, memory latencies, cache line, TLB, clock) are left out:
+//! an emulator has no caches to time.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use lmbench_support::catalog::{Metric, Program, Unit, PROGRAMS};
+
+use crate::saving::{self, Target};
+
+mod exes;
+mod guest;
+mod image;
+mod initramfs;
+mod sitting;
+
+use guest::Accel;
+pub use guest::Interrupted;
+
+// The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
+#[derive(clap::Args)]
+pub struct Args {
+    /// A side: a kernel image (bzImage, vmlinuz), a kernel build tree, or
+    /// a Debian kernel package's version (6.12.118+deb12-amd64, fetched
+    /// with apt-get into target/lmbench/kernels/, never installed);
+    /// `K:ARGS` adds kernel arguments to this side only. Twice or more.
+    #[arg(long = "kernel", value_name = "K[:ARGS]", required = true)]
+    pub kernels: Vec<String>,
+    /// Kernel arguments for every side (before a side's own).
+    #[arg(long, value_name = "ARGS", default_value = "")]
+    pub append: String,
+    /// Only metrics whose id matches this regular expression.
+    pub filter: Option<String>,
+    /// kvm (real time), icount (instructions: QEMU's emulator counting
+    /// them, where KVM does not work) or auto (KVM if a test boot reaches
+    /// the guest's init in time, else icount). Plain emulation without
+    /// instruction counting (tcg) is refused: its time moves with the host.
+    #[arg(long, value_enum, default_value_t = Accel::Auto)]
+    pub accel: Accel,
+    /// The guest's vCPUs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub cpus: u32,
+    /// The guest's memory (binary k/m/g: 2g); it holds the bench
+    /// executables as well.
+    #[arg(long, default_value = "2g", value_parser = parse_memory)]
+    pub memory: u64,
+    /// Boots per side in the sitting, in balanced order (2: A B B A).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub rounds: u32,
+    /// After those rounds, go on in pairs of rounds, re-measuring only the
+    /// metrics still undecided between the first two sides, for this long
+    /// in all (30m, 1h).
+    #[arg(long, value_name = "DURATION", value_parser = crate::cmd::run::parse_duration)]
+    pub budget: Option<std::time::Duration>,
+    /// The change that matters, percent (what "decided" means for
+    /// --budget, as `compare --threshold`).
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    pub threshold: f64,
+    /// The quick preset in the guest (10 samples a metric).
+    #[arg(long)]
+    pub quick: bool,
+    /// Save each side as results/<machine>/<LABEL>-a, <LABEL>-b, ...
+    /// (after every round, so a stopped sitting keeps its finished rounds).
+    #[arg(long, value_name = "LABEL")]
+    pub save: Option<String>,
+    /// With --save: the machine name (default: the host name).
+    #[arg(long, requires = "save")]
+    pub machine: Option<String>,
+    /// With --save: replace existing labels.
+    #[arg(long, requires = "save")]
+    pub force: bool,
+}
+
+fn parse_memory(s: &str) -> std::result::Result<u64, String> {
+    let bytes = lmbench_support::size::parse(s).map_err(|e| e.to_string())?;
+    let mib = bytes >> 20;
+    if mib < 256 {
+        return Err(format!("{s}: a guest needs at least 256m"));
+    }
+    Ok(mib)
+}
+
+/// Where kernels, the console log and the guests' results live.
+fn kernels_dir() -> PathBuf {
+    lmbench::lock::run_dir().join("kernels")
+}
+
+/// The console of every boot of the last sitting.
+pub fn log_path() -> PathBuf {
+    kernels_dir().join("console.log")
+}
+
+/// The metrics a sitting measures: FILTER's, in catalog order by program,
+/// without the floors (a floor is the host's reference, not a kernel's
+/// figure), and under icount only the latencies in microseconds; the
+/// rest, with the reason, in the second list.
+fn chosen(
+    filter: Option<&regex::Regex>,
+    accel: Accel,
+) -> (
+    Vec<(&'static Program, Vec<&'static Metric>)>,
+    Vec<&'static str>,
+) {
+    let mut out = Vec::new();
+    let mut left_out = Vec::new();
+    for p in PROGRAMS {
+        if std::ptr::eq(*p, &lmbench_support::catalog::floor::PROGRAM) {
+            continue;
+        }
+        let mut ms = Vec::new();
+        for m in p.metrics.iter().copied() {
+            if filter.is_some_and(|re| !re.is_match(m.id)) {
+                continue;
+            }
+            if accel == Accel::Icount && m.unit != Unit::Micros {
+                left_out.push(m.id);
+                continue;
+            }
+            ms.push(m);
+        }
+        if !ms.is_empty() {
+            out.push((*p, ms));
+        }
+    }
+    (out, left_out)
+}
+
+pub fn run(opts: Args) -> Result<()> {
+    if opts.kernels.len() < 2 {
+        bail!("kernels compares two or more: give --kernel twice (the same one twice for an A/A)");
+    }
+    if opts.accel == Accel::Tcg {
+        bail!(
+            "--accel tcg: emulated time without instruction counting runs 2-3x slower than \
+             the host and moves with it, so it is no figure; use --accel icount (instructions) \
+             or kvm"
+        );
+    }
+    let filter = opts
+        .filter
+        .as_deref()
+        .map(|f| crate::filter::metric_regex(f, "FILTER"))
+        .transpose()?;
+    let cache = kernels_dir().join("cache");
+    let sides: Vec<image::Side> = opts
+        .kernels
+        .iter()
+        .map(|k| image::resolve(k, &cache))
+        .collect::<Result<_>>()?;
+    if image::which("qemu-system-x86_64").is_none() {
+        bail!("qemu-system-x86_64 not found: apt-get install qemu-system-x86 (Debian, Ubuntu)");
+    }
+    let targets: Vec<Target> = match &opts.save {
+        None => Vec::new(),
+        Some(label) => (0..sides.len())
+            .map(|i| Target {
+                label: format!("{label}-{}", sitting::letter(i)),
+                machine: opts.machine.clone(),
+                force: opts.force,
+            })
+            .collect(),
+    };
+    // Every label is checked before the first boot.
+    let machine = targets
+        .iter()
+        .map(saving::precheck)
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .next();
+    std::fs::create_dir_all(kernels_dir())
+        .with_context(|| format!("creating {}", kernels_dir().display()))?;
+    let _lock = lmbench::lock::lock_run(&lmbench::lock::run_dir())?;
+    guest::catch_interrupts()?;
+
+    // Everything the guests may run is built before the first boot.
+    let all: Vec<&'static Program> = chosen(filter.as_ref(), Accel::Kvm)
+        .0
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    if all.is_empty() {
+        bail!("FILTER matches no metric: `lmbench list` shows them");
+    }
+    let built = exes::build(&all)?;
+
+    let mut log = std::fs::File::create(log_path())
+        .with_context(|| format!("creating {}", log_path().display()))?;
+    let started = Instant::now();
+    let accel = sitting::choose_accel(opts.accel, &sides[0], &built, &opts, &mut log)?;
+    let (programs, left_out) = chosen(filter.as_ref(), accel);
+    if !left_out.is_empty() {
+        eprintln!(
+            "left out under icount ({} metrics: {}): they time the memory hierarchy \
+             (bandwidth, memory latency, cache line, TLB, clock rate) or the CPU, which an \
+             emulator counting instructions does not model",
+            left_out.len(),
+            abbreviate(&left_out)
+        );
+    }
+    if programs.is_empty() {
+        bail!("no metric of FILTER can be measured under {}", accel.name());
+    }
+    let plan = sitting::Plan {
+        sides: &sides,
+        append: &opts.append,
+        machine: guest::Machine {
+            accel,
+            cpus: opts.cpus,
+            memory_mib: opts.memory,
+        },
+        programs,
+        built: &built,
+        preset: if opts.quick { "quick" } else { "default" },
+        rounds: opts.rounds,
+        budget: opts.budget,
+        threshold: opts.threshold,
+        targets: &targets,
+        machine_name: machine.as_deref(),
+    };
+    let runs = sitting::run(&plan, &mut log, started)?;
+    print!("{}", crate::report::render(&runs)?);
+    for (i, new) in runs.iter().enumerate().skip(1) {
+        let old = &runs[0];
+        let busy = lmbench_support::activity::BUSY_CPUS;
+        let c = super::compare::comparison(old, new, opts.threshold, busy, None, None);
+        println!(
+            "\n{} against {}:",
+            sitting::side_name(&sides[i], i),
+            sitting::side_name(&sides[0], 0)
+        );
+        print!("{}", super::compare::render(old, new, &c, busy));
+    }
+    Ok(())
+}
+
+/// The first few ids and how many more.
+fn abbreviate(ids: &[&str]) -> String {
+    let mut s: Vec<String> = ids.iter().take(4).map(|s| s.to_string()).collect();
+    if ids.len() > 4 {
+        s.push(format!("and {} more", ids.len() - 4));
+    }
+    s.join(", ")
+}
+
+/// The ids of `metrics` as one step's Criterion filter: empty when they
+/// are all of the program's.
+fn step_filter(p: &Program, metrics: &[&Metric]) -> String {
+    if metrics.len() == p.metrics.len() {
+        return String::new();
+    }
+    let ids: Vec<String> = metrics.iter().map(|m| m.id.to_string()).collect();
+    crate::cmd::run::exact_filter(&ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn icount_leaves_out_the_memory_hierarchy_and_floors() {
+        let (ps, out) = chosen(None, Accel::Icount);
+        let ids: Vec<&str> = ps
+            .iter()
+            .flat_map(|(_, ms)| ms.iter().map(|m| m.id))
+            .collect();
+        assert!(ids.contains(&"lat_syscall/null"));
+        assert!(ids.iter().all(|id| !id.starts_with("floor/")));
+        assert!(out.iter().any(|id| id.starts_with("bw_mem/")));
+        assert!(out.iter().any(|id| id.starts_with("lat_mem_rd/")));
+        let (ps, out) = chosen(None, Accel::Kvm);
+        assert!(out.is_empty());
+        assert!(ps.iter().any(|(p, _)| p.name == "bw_mem"));
+    }
+
+    #[test]
+    fn a_step_names_its_metrics_unless_it_runs_them_all() {
+        let p = &lmbench_support::catalog::lat_syscall::PROGRAM;
+        assert_eq!(step_filter(p, p.metrics), "");
+        let f = step_filter(p, &p.metrics[..1]);
+        assert!(
+            regex::Regex::new(&f).unwrap().is_match(p.metrics[0].id),
+            "{f}"
+        );
+        assert!(
+            !regex::Regex::new(&f).unwrap().is_match(p.metrics[1].id),
+            "{f}"
+        );
+    }
+
+    #[test]
+    fn memory_needs_a_size_and_room() {
+        assert_eq!(parse_memory("2g"), Ok(2048));
+        assert_eq!(parse_memory("512m"), Ok(512));
+        assert!(parse_memory("1m").unwrap_err().contains("at least"));
+        assert!(parse_memory("lots").is_err());
+    }
+}

@@ -1,0 +1,556 @@
+//! One boot: QEMU started on a kernel with the suite's initramfs, the
+//! steps run by its init, the results read back, QEMU gone.
+//!
+//! QEMU directly, not virtme-ng: virtme-ng shares the host's root over 9p
+//! or virtio-fs, which distribution kernels build as modules (the guest
+//! would need the host to have that kernel's modules), and under
+//! emulation a file system shared that way is slow enough to measure
+//! itself. Here the guest's only devices are two 8250 serial ports, built
+//! into every x86 kernel: the first is the console (progress, Criterion's
+//! lines, a panic), the second carries the results, sized byte for byte.
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use super::initramfs::Cpio;
+
+/// How the guest's CPU runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Accel {
+    /// KVM when a test boot reaches the guest's init in time, else icount.
+    Auto,
+    /// Hardware virtualisation: figures in real time.
+    Kvm,
+    /// QEMU's emulator counting instructions (`-icount shift=0`): one
+    /// virtual nanosecond per guest instruction, so figures are path
+    /// lengths in instructions, whatever the host is doing.
+    Icount,
+    /// Refused: QEMU's emulator timed by the host clock, whose time
+    /// moves with whatever else the host runs.
+    Tcg,
+}
+
+impl Accel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Accel::Auto => "auto",
+            Accel::Kvm => "kvm",
+            Accel::Icount => "icount",
+            Accel::Tcg => "tcg",
+        }
+    }
+}
+
+/// The guest machine every side runs on.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    /// Kvm or Icount (auto is decided before the first boot).
+    pub accel: Accel,
+    pub cpus: u32,
+    pub memory_mib: u64,
+}
+
+/// How long a guest may take from QEMU's start to its init's first line.
+/// A KVM guest stuck in its firmware (a host without nested
+/// virtualisation) prints nothing at all; under icount a distribution
+/// kernel reaches init in 10-15 s here.
+pub const BOOT_LIMIT: Duration = Duration::from_secs(60);
+/// How long a running guest may print nothing before it counts as hung
+/// (Criterion prints a line per warm-up and per measurement).
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(600);
+
+/// Set by SIGINT or SIGTERM once [`catch_interrupts`] ran: the boot in
+/// progress is stopped, its QEMU killed, and the sitting ends with the
+/// rounds already saved.
+static STOP: std::sync::OnceLock<&'static AtomicBool> = std::sync::OnceLock::new();
+
+/// Routes SIGINT and SIGTERM to the flag [`boot`] watches.
+pub fn catch_interrupts() -> Result<()> {
+    let flag = lmbench_support::remote::server::stop_on_signals()
+        .context("installing SIGINT/SIGTERM handlers")?;
+    let _ = STOP.set(flag);
+    Ok(())
+}
+
+fn interrupted() -> bool {
+    STOP.get().is_some_and(|f| f.load(Ordering::SeqCst))
+}
+
+/// The error of a sitting stopped by Ctrl-C.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "interrupted: the finished rounds are saved; run the same command again for more",
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// One program the guest runs: a name for progress and failures, the
+/// executable, and the Criterion filter (empty: all its benches).
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub name: String,
+    pub exe: PathBuf,
+    pub filter: String,
+}
+
+/// The init script: mounts, loopback up, the facts, each step, then every
+/// result file over the second serial port, and power off.
+fn init_script(preset: &str, peer: &Path) -> String {
+    format!(
+        r#"#!/bin/busybox sh
+set -o pipefail
+/bin/busybox mkdir -p /proc /sys /dev /tmp /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+ip link set lo up
+hostname guest
+stty -F /dev/ttyS1 raw -echo
+exec 3>/dev/ttyS1
+echo "@@ init $(uname -r)"
+send() {{ n=$(wc -c < "$2"); echo "=== $1 $((n))" >&3; cat "$2" >&3; echo >&3; }}
+{peer} facts > /tmp/facts.json && send facts /tmp/facts.json
+tab="$(printf '\t')"
+while IFS="$tab" read -r name exe filter; do
+    echo "@@ step $name"
+    set -- --bench
+    [ -n "$filter" ] && set -- "$@" "$filter"
+    # Through a pipe, so Criterion prints its plain lines (no progress
+    # bar, no colour) as under cargo; pipefail keeps the bench's status.
+    (cd /tmp && CRITERION_HOME=/tmp/criterion LMBENCH_PRESET={preset} "$exe" "$@" </dev/null 2>&1) | cat
+    rc=$?
+    echo "@@ rc $name $rc"
+    echo "=== rc $name $rc" >&3
+done < /lmbench/steps
+if [ -d /tmp/criterion ]; then
+    cd /tmp/criterion
+    find . -type f | while read -r f; do send "file ${{f#./}}" "$f"; done
+fi
+echo "=== done" >&3
+echo "@@ done"
+sync
+reboot -f
+"#,
+        peer = peer.display()
+    )
+}
+
+/// Writes the initramfs for `steps` at `out`: busybox, the init script,
+/// the steps, and every file in `files` (executables and libraries): at
+/// the first path, the contents of the second.
+pub fn write_initramfs(
+    out: &Path,
+    steps: &[Step],
+    files: &[(PathBuf, PathBuf)],
+    peer: &Path,
+    preset: &str,
+) -> Result<()> {
+    let busybox = super::image::which("busybox")
+        .filter(|p| is_static(p))
+        .or_else(|| Some(PathBuf::from("/bin/busybox")).filter(|p| is_static(p)))
+        .context("no static busybox for the guest's init: apt-get install busybox-static")?;
+    let f = std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut c = Cpio::new(std::io::BufWriter::new(f));
+    c.file("/bin/busybox", 0o755, &std::fs::read(&busybox)?)?;
+    // lat_proc's shell test runs /bin/sh; busybox installs the rest.
+    c.symlink("/bin/sh", "busybox")?;
+    c.file("/init", 0o755, init_script(preset, peer).as_bytes())?;
+    let mut list = String::new();
+    for s in steps {
+        list.push_str(&format!("{}\t{}\t{}\n", s.name, s.exe.display(), s.filter));
+    }
+    c.file("/lmbench/steps", 0o644, list.as_bytes())?;
+    for (path, source) in files {
+        c.host_file(path, source)?;
+    }
+    c.finish()?;
+    Ok(())
+}
+
+/// True for an executable that loads no shared library (busybox-static).
+fn is_static(p: &Path) -> bool {
+    Command::new("ldd")
+        .arg(p)
+        .output()
+        .map(|o| {
+            !o.status.success() || String::from_utf8_lossy(&o.stdout).contains("not a dynamic")
+        })
+        .unwrap_or(false)
+}
+
+/// QEMU's command line for one boot.
+pub fn qemu_args(
+    m: &Machine,
+    image: &Path,
+    initramfs: &Path,
+    cmdline: &str,
+    data: &Path,
+) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "-nodefaults",
+        "-no-user-config",
+        "-no-reboot",
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-machine",
+        "q35",
+    ]
+    .map(String::from)
+    .to_vec();
+    match m.accel {
+        Accel::Kvm => a.extend(["-accel", "kvm", "-cpu", "host"].map(String::from)),
+        // sleep=off: an idle guest jumps to its next timer instead of
+        // waiting for the host clock, so no host time leaks in.
+        _ => a.extend(
+            [
+                "-accel",
+                "tcg",
+                "-icount",
+                "shift=0,sleep=off,align=off",
+                "-cpu",
+                "max",
+            ]
+            .map(String::from),
+        ),
+    }
+    a.extend([
+        "-smp".to_string(),
+        m.cpus.to_string(),
+        "-m".to_string(),
+        format!("{}M", m.memory_mib),
+        "-kernel".to_string(),
+        image.display().to_string(),
+        "-initrd".to_string(),
+        initramfs.display().to_string(),
+        "-append".to_string(),
+        cmdline.to_string(),
+        "-serial".to_string(),
+        "stdio".to_string(),
+        "-serial".to_string(),
+        format!("file:{}", data.display()),
+    ]);
+    a
+}
+
+/// The kernel command line every guest gets before its side's own
+/// arguments: the console, no reboot on panic but power off, and
+/// the initramfs's init.
+pub const BASE_CMDLINE: &str = "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init";
+
+/// A running QEMU, killed and reaped when dropped (a panic or an early
+/// return leaves no guest behind).
+struct Qemu(Child);
+
+impl Drop for Qemu {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What the console said as a boot went.
+pub enum Event<'a> {
+    /// The guest's init started, on this kernel release.
+    Init(&'a str),
+    /// A step started.
+    Step(&'a str),
+    /// A step ended with this exit status.
+    Rc(&'a str, i32),
+    /// Any other line (Criterion's, the kernel's).
+    Line(&'a str),
+}
+
+/// Boots once: QEMU with `args`, console lines to `log` and to
+/// `on_event`, until the guest powers off. Errors when QEMU is missing,
+/// the guest does not reach init within [`BOOT_LIMIT`], panics, stays
+/// silent for [`SILENCE_LIMIT`], or on Ctrl-C ([`Interrupted`]).
+pub fn boot(
+    args: &[String],
+    log: &mut std::fs::File,
+    mut on_event: impl FnMut(Event, &mut std::fs::File) -> Result<()>,
+) -> Result<()> {
+    let qemu = super::image::which("qemu-system-x86_64").context(
+        "qemu-system-x86_64 not found: apt-get install qemu-system-x86 (Debian, Ubuntu)",
+    )?;
+    let mut cmd = Command::new(qemu);
+    lmbench_support::child::die_with_parent(&mut cmd)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: Ctrl-C reaches us, and we stop QEMU.
+        .process_group(0);
+    use std::os::unix::process::CommandExt;
+    let mut child = Qemu(cmd.spawn().context("starting qemu-system-x86_64")?);
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    let stdout = child.0.stdout.take().context("qemu's stdout")?;
+    let reader = std::thread::spawn(move || {
+        let mut r = std::io::BufReader::new(stdout);
+        loop {
+            let mut line = Vec::new();
+            match r.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut stderr = child.0.stderr.take().context("qemu's stderr")?;
+    let started = Instant::now();
+    let mut last_line = Instant::now();
+    let mut reached_init = false;
+    let mut panic: Option<String> = None;
+    loop {
+        if interrupted() {
+            return Err(Interrupted.into());
+        }
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(bytes) => {
+                last_line = Instant::now();
+                log.write_all(&bytes)?;
+                let text = String::from_utf8_lossy(&bytes);
+                let line = text.trim_end_matches(['\n', '\r']).trim_start_matches('\r');
+                // The rootfs is in the guest's memory: an archive larger
+                // than it fits unpacks in part, and the benches would
+                // fail one by one for want of their files.
+                if line.contains("Initramfs unpacking failed") {
+                    bail!(
+                        "the guest's memory cannot hold its files ({}): give it more \
+                         with --memory, or measure fewer programs (FILTER)",
+                        line.trim()
+                    );
+                }
+                if line.contains("Kernel panic") && panic.is_none() {
+                    panic = Some(line.trim().to_string());
+                }
+                let event = if let Some(rel) = line.strip_prefix("@@ init ") {
+                    reached_init = true;
+                    Event::Init(rel.trim())
+                } else if let Some(name) = line.strip_prefix("@@ step ") {
+                    Event::Step(name.trim())
+                } else if let Some(rest) = line.strip_prefix("@@ rc ") {
+                    let (name, rc) = rest.trim().rsplit_once(' ').unwrap_or((rest, "-1"));
+                    Event::Rc(name, rc.parse().unwrap_or(-1))
+                } else {
+                    Event::Line(line)
+                };
+                on_event(event, log)?;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if !reached_init && started.elapsed() > BOOT_LIMIT {
+                    bail!(
+                        "the guest did not reach its init within {} s{}",
+                        BOOT_LIMIT.as_secs(),
+                        if args.iter().any(|a| a == "kvm") {
+                            " under KVM (a host without nested virtualisation leaves \
+                             the guest in its firmware): use --accel icount"
+                        } else {
+                            ": does the kernel have the 8250 serial console and \
+                             initramfs support built in?"
+                        }
+                    );
+                }
+                if last_line.elapsed() > SILENCE_LIMIT {
+                    bail!(
+                        "the guest printed nothing for {} s: it hangs (its console is in {})",
+                        SILENCE_LIMIT.as_secs(),
+                        super::log_path().display()
+                    );
+                }
+            }
+        }
+    }
+    let _ = reader.join();
+    let status = child.0.wait()?;
+    let mut err = String::new();
+    let _ = stderr.read_to_string(&mut err);
+    if let Some(p) = panic {
+        bail!("the guest kernel panicked: {p}");
+    }
+    if !status.success() {
+        let first = err
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        bail!("qemu-system-x86_64 exited with {status}: {first}");
+    }
+    if !reached_init {
+        bail!(
+            "the guest powered off before its init ran (its console is in {})",
+            super::log_path().display()
+        );
+    }
+    Ok(())
+}
+
+/// What a boot's result port carried.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// The guest's machine facts (`lmbench-peer facts`), as JSON.
+    pub facts: Option<String>,
+    /// Each step's exit status.
+    pub rcs: Vec<(String, i32)>,
+    /// Whether the guest got to the end of its list.
+    pub done: bool,
+}
+
+/// Reads the result port's bytes: facts, exit statuses, and Criterion's
+/// files, written under `home` (only relative paths inside it).
+pub fn unpack(data: &[u8], home: &Path) -> Result<Results> {
+    let mut out = Results::default();
+    let mut rest = data;
+    while !rest.is_empty() {
+        let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        let line = String::from_utf8_lossy(&rest[..end])
+            .trim_end_matches('\r')
+            .to_string();
+        rest = &rest[(end + 1).min(rest.len())..];
+        let Some(header) = line.strip_prefix("=== ") else {
+            continue;
+        };
+        if header == "done" {
+            out.done = true;
+            continue;
+        }
+        if let Some(rc) = header.strip_prefix("rc ") {
+            let (name, code) = rc
+                .rsplit_once(' ')
+                .context("a bad rc line from the guest")?;
+            out.rcs.push((name.to_string(), code.parse().unwrap_or(-1)));
+            continue;
+        }
+        // `facts N` or `file REL N`: N bytes follow, then a newline.
+        let (what, size) = header
+            .rsplit_once(' ')
+            .context("a bad header from the guest")?;
+        let size: usize = size.parse().context("a bad size from the guest")?;
+        if rest.len() < size {
+            bail!("the guest's results end inside {what} (the guest stopped while sending)");
+        }
+        let body = &rest[..size];
+        rest = &rest[size..];
+        rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+        if what == "facts" {
+            out.facts = Some(String::from_utf8_lossy(body).into_owned());
+        } else if let Some(rel) = what.strip_prefix("file ") {
+            let rel = Path::new(rel);
+            if rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
+            {
+                bail!(
+                    "the guest sent a file outside its results: {}",
+                    rel.display()
+                );
+            }
+            let path = home.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(home))?;
+            std::fs::write(&path, body).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    // The harness's activity record counts only when not older than the
+    // estimates beside it; files written in the port's order can be.
+    touch_activity(home)?;
+    Ok(out)
+}
+
+/// Rewrites every activity file under `home` so it is the newest of its
+/// benchmark's files.
+fn touch_activity(dir: &Path) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            touch_activity(&p)?;
+        } else if p
+            .file_name()
+            .is_some_and(|n| n == lmbench_support::activity::ACTIVITY_FILE)
+        {
+            let b = std::fs::read(&p)?;
+            std::fs::write(&p, b)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpacks_facts_statuses_and_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = Vec::new();
+        d.extend_from_slice(b"=== facts 13\n{\"os\":\"Lin\"}\n\n");
+        d.extend_from_slice(b"=== rc lat_syscall 0\n");
+        d.extend_from_slice(b"=== file lat_syscall/null/new/sample.json 8\n{\"a\":\n1}\n");
+        d.extend_from_slice(b"=== rc lat_sig 101\n=== done\n");
+        let r = unpack(&d, dir.path()).unwrap();
+        assert_eq!(r.facts.as_deref(), Some("{\"os\":\"Lin\"}\n"));
+        assert_eq!(
+            r.rcs,
+            [("lat_syscall".to_string(), 0), ("lat_sig".to_string(), 101)]
+        );
+        assert!(r.done);
+        let f = dir.path().join("lat_syscall/null/new/sample.json");
+        assert_eq!(std::fs::read_to_string(f).unwrap(), "{\"a\":\n1}");
+    }
+
+    #[test]
+    fn refuses_paths_outside_and_truncated_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = unpack(b"=== file ../x 1\nx\n", dir.path()).unwrap_err();
+        assert!(err.to_string().contains("outside"), "{err}");
+        let err = unpack(b"=== file a/b 10\nxy", dir.path()).unwrap_err();
+        assert!(err.to_string().contains("stopped while sending"), "{err}");
+        let r = unpack(b"=== facts 2\n{}", dir.path()).unwrap();
+        assert!(!r.done);
+    }
+
+    #[test]
+    fn icount_counts_instructions_and_sleeps_no_host_time() {
+        let m = Machine {
+            accel: Accel::Icount,
+            cpus: 1,
+            memory_mib: 2048,
+        };
+        let a = qemu_args(&m, Path::new("/k"), Path::new("/i"), "x", Path::new("/d"));
+        let s = a.join(" ");
+        assert!(s.contains("-icount shift=0,sleep=off"), "{s}");
+        assert!(s.contains("-accel tcg"), "{s}");
+        assert!(s.contains("-serial stdio -serial file:/d"), "{s}");
+        let m = Machine {
+            accel: Accel::Kvm,
+            ..m
+        };
+        let s = qemu_args(&m, Path::new("/k"), Path::new("/i"), "x", Path::new("/d")).join(" ");
+        assert!(
+            s.contains("-accel kvm -cpu host") && !s.contains("icount"),
+            "{s}"
+        );
+    }
+}
