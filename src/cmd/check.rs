@@ -197,6 +197,7 @@ mod tests {
             in_time_change_pct: None,
             m: 10,
             runs: [3, 3],
+            paired: false,
             busy_runs: [0, 0],
             interfered_runs: [0, 0],
             level: Level::Runs,

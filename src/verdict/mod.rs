@@ -187,6 +187,10 @@ pub struct Row {
     pub m: usize,
     /// Runs compared: old, new.
     pub runs: [usize; 2],
+    /// Tested over pairs of runs of one interleaved sitting (round i of
+    /// old with round i of new) rather than as two samples.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub paired: bool,
     /// Runs left out as measured on a busy machine: old, new.
     pub busy_runs: [usize; 2],
     /// Runs left out as slowed whole by interference while the machine
@@ -315,6 +319,16 @@ impl Clock {
     pub fn change_pct(&self) -> f64 {
         100.0 * (self.mhz[1] / self.mhz[0] - 1.0)
     }
+}
+
+/// True when `old` and `new` are two sides of one interleaved sitting
+/// (`lmbench kernels`): the same sitting, different sides, so their runs
+/// pair up round by round.
+pub fn same_sitting(old: &Run, new: &Run) -> bool {
+    let fact = |r: &Run, k: &str| r.machine.get(k).map(str::to_string);
+    fact(old, "sitting").is_some()
+        && fact(old, "sitting") == fact(new, "sitting")
+        && fact(old, "sitting_side") != fact(new, "sitting_side")
 }
 
 /// A whole comparison.
@@ -525,11 +539,16 @@ struct Raw {
     scale: f64,
     level: Level,
     runs: [usize; 2],
+    /// Tested over pairs of runs (round i of old with round i of new).
+    paired: bool,
 }
 
 /// The raw test of one metric from its per-run statistics (or, with one
-/// run a side, its samples).
-fn raw_test(s: &Sides) -> Option<Raw> {
+/// run a side, its samples). `paired`: the two runs took turns in one
+/// sitting, run i of each in round i: with every run of both sides kept
+/// and two or more a side, the test is on the rounds' differences, which
+/// cancels whatever moved the host from one round to the next.
+fn raw_test(s: &Sides, paired: bool) -> Option<Raw> {
     let (ka, kb) = (s.old.len(), s.new.len());
     if ka == 0 || kb == 0 {
         return None;
@@ -537,6 +556,22 @@ fn raw_test(s: &Sides) -> Option<Raw> {
     let ln = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v.ln()).collect() };
     let (a, b) = (ln(&s.old), ln(&s.new));
     let diff = stats::mean(&b) - stats::mean(&a);
+    let all_kept = s.busy_runs == [0, 0] && s.interfered_runs == [0, 0];
+    if paired && ka == kb && ka >= 2 && all_kept {
+        let d: Vec<f64> = b.iter().zip(&a).map(|(b, a)| b - a).collect();
+        // Kept on the scale of one run's variance, as the unpaired test's
+        // (a difference has two runs' worth), so the program's prior and
+        // the runs a side still needed read alike: se^2 = var(d) / k.
+        return Some(Raw {
+            diff,
+            s2: stats::variance(&d) / 2.0,
+            d: (ka - 1) as f64,
+            scale: (2.0 / ka as f64).sqrt(),
+            level: Level::Runs,
+            runs: [ka, kb],
+            paired: true,
+        });
+    }
     if ka + kb >= 3 {
         // Pooled variance of the runs around their side's mean.
         let ss = |x: &[f64]| stats::variance(x) * (x.len() as f64 - 1.0).max(0.0);
@@ -548,6 +583,7 @@ fn raw_test(s: &Sides) -> Option<Raw> {
             scale: (1.0 / ka as f64 + 1.0 / kb as f64).sqrt(),
             level: Level::Runs,
             runs: [ka, kb],
+            paired: false,
         });
     }
     // One run a side: the spread of its samples (log), Welch's df.
@@ -573,6 +609,7 @@ fn raw_test(s: &Sides) -> Option<Raw> {
         scale: 1.0,
         level: Level::Samples,
         runs: [1, 1],
+        paired: false,
     })
 }
 
@@ -594,6 +631,7 @@ fn detect_factor(df: f64) -> f64 {
 /// Compares every metric both runs have (and the filter matches).
 pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
     let threshold = (1.0 + opts.threshold_pct / 100.0).ln();
+    let paired = same_sitting(old, new);
     struct Pending {
         id: String,
         metric: Option<&'static Metric>,
@@ -612,7 +650,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
             continue;
         }
         let s = sides(id, o, n, opts.busy_cpus, true);
-        let raw = raw_test(&s);
+        let raw = raw_test(&s, paired);
         // The change in time too, for the machine's own drift.
         let in_time = if s.per_cycle {
             let t = sides(id, o, n, opts.busy_cpus, false);
@@ -744,6 +782,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
                 in_time_change_pct: p.in_time,
                 m: p.sides.m,
                 runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
+                paired: p.raw.as_ref().is_some_and(|r| r.paired),
                 busy_runs: p.sides.busy_runs,
                 interfered_runs: p.sides.interfered_runs,
                 level,

@@ -734,3 +734,72 @@ fn a_lone_run_beside_several_is_not_called_until_it_has_a_second() {
     assert_eq!(lone_calls, 0);
     assert!(power >= 0.9, "power {power}");
 }
+
+/// Two sides of one interleaved sitting, each round's level moved by the
+/// host alike for both (a 5% spread from round to round), the new side
+/// 1% slower: paired over the rounds the 1% is found, inside its
+/// interval; the same runs taken as two samples cannot tell.
+#[test]
+fn rounds_of_one_sitting_are_paired_and_cancel_the_hosts_moves() {
+    let mut rng = Rng(47);
+    let metrics = metrics_of("lat_syscall", 4);
+    let rounds = 4;
+    let mut old = Vec::new();
+    let mut new = Vec::new();
+    for m in &metrics {
+        let levels: Vec<f64> = (0..rounds).map(|_| (0.05 * rng.normal()).exp()).collect();
+        let side = |shift: f64, rng: &mut Rng| {
+            let mut s = samples(
+                rng,
+                Design {
+                    runs: rounds,
+                    within: 0.001,
+                    between: 0.0,
+                    ..QUICK
+                },
+                1000.0 * shift,
+            );
+            for (r, level) in levels.iter().enumerate() {
+                for t in &mut s.times_ns[r * 10..(r + 1) * 10] {
+                    *t *= level;
+                }
+            }
+            s
+        };
+        old.push((*m, side(1.0, &mut rng)));
+        new.push((*m, side(1.01, &mut rng)));
+    }
+    let (mut old, mut new) = (run_of(old), run_of(new));
+    let unpaired = verdicts(&old, &new, 5.0);
+    assert!(unpaired.rows.iter().all(|r| !r.paired));
+    for (run, side) in [(&mut old, "a"), (&mut new, "b")] {
+        run.machine
+            .set("sitting", Some("2026-12-07T04:00:00Z".into()));
+        run.machine.set("sitting_side", Some(side.into()));
+    }
+    let paired = verdicts(&old, &new, 5.0);
+    for (p, u) in paired.rows.iter().zip(&unpaired.rows) {
+        assert!(p.paired, "{}", p.id);
+        let t = p.test.as_ref().unwrap();
+        assert!(
+            t.interval.0 < 1.01 && 1.01 < t.interval.1,
+            "{}: {:?}",
+            p.id,
+            t.interval
+        );
+        assert!(
+            t.interval.0 > 1.0,
+            "{}: paired, 1% is found: {:?}",
+            p.id,
+            t.interval
+        );
+        let w = |t: &super::Test| t.interval.1 / t.interval.0;
+        assert!(
+            w(t) < w(u.test.as_ref().unwrap()),
+            "{}: paired {:?} not narrower than unpaired {:?}",
+            p.id,
+            t.interval,
+            u.test.as_ref().unwrap().interval
+        );
+    }
+}

@@ -118,6 +118,19 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         .iter()
         .filter(|r| r.test.as_ref().is_some_and(|t| t.p < verdict::ALPHA))
         .count();
+    // Two sides of one interleaved sitting: their runs are pairs.
+    let paired: Vec<&&Row> = judged.iter().filter(|r| r.paired).collect();
+    if !paired.is_empty() {
+        let pairs = paired.iter().map(|r| r.runs[0]).max().unwrap_or(0);
+        out.push_str(&format!(
+            "Paired: {} of {} metrics were tested on the differences of their rounds \
+             (round i of old beside round i of new, the two sides taking turns in one \
+             sitting; up to {pairs} pairs, t with pairs - 1 degrees of freedom), which \
+             cancels what moved between rounds; the rest as two samples.\n",
+            paired.len(),
+            judged.len()
+        ));
+    }
     out.push_str(&format!(
         "The test: Student's t on the log of one statistic per run (\"stat\": minN the \
          expected fastest of N samples, med the median, mode the median inside the main \
