@@ -19,6 +19,7 @@ use lmbench_support::catalog::{Metric, Program, Unit, PROGRAMS};
 
 use crate::saving::{self, Target};
 
+mod bisect;
 mod exes;
 mod guest;
 mod image;
@@ -42,6 +43,13 @@ pub struct Args {
     pub append: String,
     /// Only metrics whose id matches this regular expression.
     pub filter: Option<String>,
+    /// Bisect on this metric: the --kernel list is ordered, good first,
+    /// bad last (point releases of one series, say); name the first
+    /// kernel where the metric moved by --threshold, measuring the ends
+    /// and then only the midpoints needed, each beside the good end in a
+    /// sitting of its own.
+    #[arg(long, value_name = "METRIC", conflicts_with_all = ["filter", "save", "budget"])]
+    pub bisect: Option<String>,
     /// kvm (real time), icount (instructions: QEMU's emulator counting
     /// them, where KVM does not work) or auto (KVM if a test boot reaches
     /// the guest's init in time, else icount). Plain emulation without
@@ -147,11 +155,19 @@ pub fn run(opts: Args) -> Result<()> {
              or kvm"
         );
     }
-    let filter = opts
-        .filter
-        .as_deref()
-        .map(|f| crate::filter::metric_regex(f, "FILTER"))
-        .transpose()?;
+    if let Some(m) = &opts.bisect {
+        if Metric::by_id(m).is_none() {
+            bail!("--bisect {m}: no such metric (`lmbench list` shows them)");
+        }
+    }
+    let filter = match &opts.bisect {
+        Some(m) => Some(regex::Regex::new(&format!("^{}$", regex::escape(m)))?),
+        None => opts
+            .filter
+            .as_deref()
+            .map(|f| crate::filter::metric_regex(f, "FILTER"))
+            .transpose()?,
+    };
     let cache = kernels_dir().join("cache");
     let sides: Vec<image::Side> = opts
         .kernels
@@ -228,6 +244,9 @@ pub fn run(opts: Args) -> Result<()> {
         targets: &targets,
         machine_name: machine.as_deref(),
     };
+    if let Some(m) = &opts.bisect {
+        return bisect::run(&plan, m, &mut log);
+    }
     let runs = sitting::run(&plan, &mut log, started)?;
     print!("{}", crate::report::render(&runs)?);
     for (i, new) in runs.iter().enumerate().skip(1) {

@@ -18,6 +18,7 @@ use crate::run::{MetricStats, Origin, Run};
 use crate::saving::Target;
 
 /// What a sitting measures, and where it saves.
+#[derive(Clone)]
 pub struct Plan<'a> {
     pub sides: &'a [Side],
     pub append: &'a str,
