@@ -111,19 +111,22 @@ fn init_script(preset: &str, peer: &Path) -> String {
     format!(
         r#"#!/bin/busybox sh
 set -o pipefail
-/bin/busybox mkdir -p /proc /sys /dev /tmp /bin /sbin /usr/bin /usr/sbin
+/bin/busybox mkdir -p /proc /sys /dev /tmp /scratch /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
+# The benches' scratch (TMPDIR): a tmpfs of its own, not over /tmp,
+# where a checkout under /tmp keeps the executables.
+mount -t tmpfs scratch /scratch
+export TMPDIR=/scratch
 ip link set lo up
 hostname guest
 stty -F /dev/ttyS1 raw -echo
 exec 3>/dev/ttyS1
 echo "@@ init $(uname -r)"
 send() {{ n=$(wc -c < "$2"); echo "=== $1 $((n))" >&3; cat "$2" >&3; echo >&3; }}
-{peer} facts > /tmp/facts.json && send facts /tmp/facts.json
+{peer} facts > /scratch/facts.json && send facts /scratch/facts.json
 tab="$(printf '\t')"
 while IFS="$tab" read -r name exe filter; do
     echo "@@ step $name"
@@ -131,13 +134,13 @@ while IFS="$tab" read -r name exe filter; do
     [ -n "$filter" ] && set -- "$@" "$filter"
     # Through a pipe, so Criterion prints its plain lines (no progress
     # bar, no colour) as under cargo; pipefail keeps the bench's status.
-    (cd /tmp && CRITERION_HOME=/tmp/criterion LMBENCH_PRESET={preset} "$exe" "$@" </dev/null 2>&1) | cat
+    (cd /scratch && CRITERION_HOME=/scratch/criterion LMBENCH_PRESET={preset} "$exe" "$@" </dev/null 2>&1) | cat
     rc=$?
     echo "@@ rc $name $rc"
     echo "=== rc $name $rc" >&3
 done < /lmbench/steps
-if [ -d /tmp/criterion ]; then
-    cd /tmp/criterion
+if [ -d /scratch/criterion ]; then
+    cd /scratch/criterion
     find . -type f | while read -r f; do send "file ${{f#./}}" "$f"; done
 fi
 echo "=== done" >&3
