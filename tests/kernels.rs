@@ -166,9 +166,9 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let err = BufReader::new(child.stderr.take().unwrap());
+    let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut seen = String::new();
-    for line in err.lines() {
+    for line in err.by_ref().lines() {
         let line = line.unwrap();
         seen.push_str(&line);
         seen.push('\n');
@@ -180,9 +180,15 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let t = Instant::now();
+    // Read on to the end: a closed pipe would fail its last line, not
+    // the interrupt.
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+    seen.push_str(&rest);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{seen}");
     assert!(t.elapsed() < Duration::from_secs(10));
+    assert!(seen.contains("interrupted"), "{seen}");
     assert!(!qemu_running(), "a qemu outlived its sitting");
     assert!(guest_dirs().is_empty(), "left: {:?}", guest_dirs());
 }
