@@ -4,7 +4,7 @@
 //! A/A of one metric), both sides saved with the guest's facts; then a
 //! sitting stopped by SIGINT mid-boot leaves no QEMU and no guest files.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -183,7 +183,7 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
     // Read on to the end: a closed pipe would fail its last line, not
     // the interrupt.
     let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+    let _ = err.read_to_string(&mut rest);
     seen.push_str(&rest);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{seen}");
