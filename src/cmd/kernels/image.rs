@@ -163,12 +163,9 @@ fn debian_image(version: &str, cache: &Path) -> Result<PathBuf> {
     Ok(image)
 }
 
-/// The path of a program on `PATH`.
+/// The path of an executable on `PATH`.
 pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    lmbench_support::profile::select::find_on_path(name, &std::env::var_os("PATH")?)
 }
 
 #[cfg(test)]

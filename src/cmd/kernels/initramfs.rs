@@ -198,7 +198,7 @@ mod tests {
     /// does) lists what we wrote, where one is installed.
     #[test]
     fn busybox_cpio_reads_it() {
-        let Ok(bb) = which("busybox") else {
+        let Some(bb) = super::super::image::which("busybox") else {
             eprintln!("skipped: no busybox");
             return;
         };
@@ -216,14 +216,5 @@ mod tests {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success());
         assert_eq!(String::from_utf8(out.stdout).unwrap(), "x\nx/y\n");
-    }
-
-    fn which(name: &str) -> Result<std::path::PathBuf> {
-        std::env::var_os("PATH")
-            .into_iter()
-            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-            .context("not found")
     }
 }
