@@ -78,6 +78,8 @@ fn bad_sizes_and_counts_are_refused_by_the_parser() {
         ("--memory", "lots"),
         ("--cpus", "0"),
         ("--rounds", "0"),
+        ("--rig", "b=nft 10"),
+        ("--rig", "seccomp 50"),
     ] {
         let o = env.lmbench(&["kernels", "--kernel", &k, "--kernel", &k, flag, value]);
         assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
@@ -121,7 +123,9 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
         return;
     }
     let env = Env::new();
-    // An A/A of one metric, one round: both boots measure, both sides save.
+    // One kernel on both sides, one metric, one round, side b under a
+    // 50-instruction seccomp filter: both boots measure, both sides save,
+    // b with its change and the change's bare-loop size among its facts.
     let o = env.lmbench(&[
         "kernels",
         "--kernel",
@@ -133,6 +137,8 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
         "--quick",
         "--rounds",
         "1",
+        "--rig",
+        "b=seccomp 50",
         "--save",
         "aa",
         "--machine",
@@ -152,7 +158,18 @@ fn a_debian_kernel_boots_under_icount_and_a_sitting_stops_on_sigint() {
         for fact in [KERNEL, "\"time_unit\"", "\"guest_accel\"", "icount"] {
             assert!(machine.contains(fact), "{side}: no {fact} in {machine}");
         }
+        let rigged = side == "aa-b";
+        assert_eq!(
+            machine.contains("\"guest_rig\""),
+            rigged,
+            "{side}: {machine}"
+        );
+        if rigged {
+            assert!(machine.contains("lmbench.rig=seccomp,50"), "{machine}");
+            assert!(machine.contains("seccomp 50: getppid"), "{machine}");
+        }
     }
+    assert!(out.contains("guest_rig"), "compare lists the change: {out}");
     assert!(guest_dirs().is_empty(), "left: {:?}", guest_dirs());
 
     // SIGINT once the guest is up: exit 130 at once, nothing left behind.

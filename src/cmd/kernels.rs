@@ -43,12 +43,19 @@ pub struct Args {
     pub append: String,
     /// Only metrics whose id matches this regular expression.
     pub filter: Option<String>,
+    /// A change of known size on one side, to prove the method: side
+    /// SIDE (a, b, ...) runs its benches under `lmbench-rig CHANGE` in
+    /// the guest (`b=seccomp 50`: every system call pays a 50-instruction
+    /// seccomp filter; `b=thp never`), and the guest first sizes the
+    /// change with the rig's bare loop (`lmbench-rig size CHANGE`).
+    #[arg(long = "rig", value_name = "SIDE=CHANGE", value_parser = parse_rig)]
+    pub rigs: Vec<(usize, String)>,
     /// Bisect on this metric: the --kernel list is ordered, good first,
     /// bad last (point releases of one series, say); name the first
     /// kernel where the metric moved by --threshold, measuring the ends
     /// and then only the midpoints needed, each beside the good end in a
     /// sitting of its own.
-    #[arg(long, value_name = "METRIC", conflicts_with_all = ["filter", "save", "budget"])]
+    #[arg(long, value_name = "METRIC", conflicts_with_all = ["filter", "save", "budget", "rigs"])]
     pub bisect: Option<String>,
     /// kvm (real time), icount (instructions: QEMU's emulator counting
     /// them, where KVM does not work) or auto (KVM if a test boot reaches
@@ -78,6 +85,17 @@ pub struct Args {
     /// The quick preset in the guest (10 samples a metric).
     #[arg(long)]
     pub quick: bool,
+    /// Criterion's warm-up per metric in the guest, seconds of the
+    /// guest's time (default: the preset's, by kind of metric).
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub warm_up_time: Option<f64>,
+    /// Criterion's measurement per metric in the guest, seconds of the
+    /// guest's time (default: the preset's, by kind of metric). Under
+    /// icount a sample is a path length that hardly moves within a boot,
+    /// while boots differ: shorter boots that leave time for more rounds
+    /// narrow the paired test more than longer samples do.
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub measurement_time: Option<f64>,
     /// Save each side as results/<machine>/<LABEL>-a, <LABEL>-b, ...
     /// (after every round, so a stopped sitting keeps its finished rounds).
     #[arg(long, value_name = "LABEL")]
@@ -88,6 +106,43 @@ pub struct Args {
     /// With --save: replace existing labels.
     #[arg(long, requires = "save")]
     pub force: bool,
+}
+
+/// A time in seconds for Criterion: finite, above zero, at most an hour.
+fn parse_secs(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!("{s}: give seconds above 0 and at most 3600 (0.2)")),
+    }
+}
+
+/// `b=seccomp 50`: side b's index and the change in `lmbench-rig`'s
+/// words. Only the changes a bare guest can make: nftables needs the
+/// `ip` and `nft` commands, which the guest does not have.
+fn parse_rig(s: &str) -> std::result::Result<(usize, String), String> {
+    let (side, change) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s}: give SIDE=CHANGE, as b='seccomp 50'"))?;
+    let side = match side.trim().as_bytes() {
+        [c @ b'a'..=b'z'] => (c - b'a') as usize,
+        _ => return Err(format!("{s}: SIDE is a letter, a for the first --kernel")),
+    };
+    let words: Vec<&str> = change.split_whitespace().collect();
+    match words.as_slice() {
+        ["seccomp", n] if n.parse::<u32>().is_ok_and(|n| (1..=4096).contains(&n)) => {}
+        ["thp", "always" | "madvise" | "never"] => {}
+        ["nft", ..] => {
+            return Err(format!(
+                "{s}: nft needs the ip and nft commands, which the guest does not have"
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "{s}: CHANGE is `seccomp N` (N 1 to 4096) or `thp always|madvise|never`"
+            ))
+        }
+    }
+    Ok((side, words.join(" ")))
 }
 
 fn parse_memory(s: &str) -> std::result::Result<u64, String> {
@@ -169,11 +224,24 @@ pub fn run(opts: Args) -> Result<()> {
             .transpose()?,
     };
     let cache = kernels_dir().join("cache");
-    let sides: Vec<image::Side> = opts
+    for (side, _) in &opts.rigs {
+        if *side >= opts.kernels.len() {
+            bail!(
+                "--rig {}=...: there are {} sides (a to {})",
+                sitting::letter(*side),
+                opts.kernels.len(),
+                sitting::letter(opts.kernels.len() - 1)
+            );
+        }
+    }
+    let mut sides: Vec<image::Side> = opts
         .kernels
         .iter()
         .map(|k| image::resolve(k, &cache))
         .collect::<Result<_>>()?;
+    for (side, change) in &opts.rigs {
+        sides[*side].rig = Some(change.clone());
+    }
     if image::which("qemu-system-x86_64").is_none() {
         bail!("qemu-system-x86_64 not found: apt-get install qemu-system-x86 (Debian, Ubuntu)");
     }
@@ -238,6 +306,14 @@ pub fn run(opts: Args) -> Result<()> {
         programs,
         built: &built,
         preset: if opts.quick { "quick" } else { "default" },
+        bench_args: [
+            ("--warm-up-time", opts.warm_up_time),
+            ("--measurement-time", opts.measurement_time),
+        ]
+        .into_iter()
+        .filter_map(|(flag, v)| v.map(|v| format!("{flag} {v}")))
+        .collect::<Vec<_>>()
+        .join(" "),
         rounds: opts.rounds,
         budget: opts.budget,
         threshold: opts.threshold,
@@ -285,6 +361,27 @@ fn step_filter(p: &Program, metrics: &[&Metric]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rig_names_a_side_and_a_change_the_guest_can_make() {
+        assert_eq!(parse_rig("b=seccomp 50"), Ok((1, "seccomp 50".into())));
+        assert_eq!(parse_rig("a= thp  never "), Ok((0, "thp never".into())));
+        for bad in [
+            "seccomp 50",
+            "B=seccomp 50",
+            "bb=seccomp 50",
+            "b=seccomp",
+            "b=seccomp 0",
+            "b=seccomp 5000",
+            "b=seccomp x",
+            "b=thp sometimes",
+            "b=sleep 1",
+            "b=",
+        ] {
+            assert!(parse_rig(bad).is_err(), "{bad}");
+        }
+        assert!(parse_rig("b=nft 100").unwrap_err().contains("ip and nft"));
+    }
 
     #[test]
     fn icount_leaves_out_the_memory_hierarchy_and_floors() {

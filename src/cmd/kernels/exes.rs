@@ -17,7 +17,7 @@ pub struct Built {
     /// Each bench target's executable, by program name.
     pub benches: BTreeMap<String, PathBuf>,
     /// The other files the benches start by absolute path: the package's
-    /// binaries (`lmbench-peer`) and the exec targets the build script
+    /// binaries (`lmbench-peer`, `lmbench-rig`) and the exec targets the build script
     /// compiled.
     pub helpers: Vec<PathBuf>,
 }
@@ -73,7 +73,9 @@ fn parse_message(line: &str, built: &mut Built) {
             let name = v["target"]["name"].as_str().unwrap_or_default().to_string();
             if kinds.iter().any(|k| k == "bench") {
                 built.benches.insert(name, PathBuf::from(exe));
-            } else if kinds.iter().any(|k| k == "bin") && name == "lmbench-peer" {
+            } else if kinds.iter().any(|k| k == "bin")
+                && (name == "lmbench-peer" || name == "lmbench-rig")
+            {
                 built.helpers.push(PathBuf::from(exe));
             }
         }

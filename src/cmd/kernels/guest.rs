@@ -107,7 +107,7 @@ pub struct Step {
 
 /// The init script: mounts, loopback up, the facts, each step, then every
 /// result file over the second serial port, and power off.
-fn init_script(preset: &str, peer: &Path) -> String {
+fn init_script(preset: &str, bench_args: &str, peer: &Path, rig: &Path) -> String {
     format!(
         r#"#!/bin/busybox sh
 set -o pipefail
@@ -127,14 +127,40 @@ exec 3>/dev/ttyS1
 echo "@@ init $(uname -r)"
 send() {{ n=$(wc -c < "$2"); echo "=== $1 $((n))" >&3; cat "$2" >&3; echo >&3; }}
 {peer} facts > /scratch/facts.json && send facts /scratch/facts.json
+# Boot leaves work behind (kernel threads finishing their setup) that on
+# one vCPU takes the benches' time in bursts of a tick: wait until one
+# second of the guest's time is 99% idle, for at most 120 s (under icount
+# an idle second costs the host nothing), and say who had been busy.
+busy_idle() {{ read -r _ u n s i w q sq st _ < /proc/stat; echo "$((u+n+s+q+sq+st)) $((i+w))"; }}
+waited=0
+while [ $waited -lt 120 ]; do
+    set -- $(busy_idle); b0=$1; i0=$2
+    sleep 1
+    set -- $(busy_idle); b=$(($1-b0)); i=$(($2-i0))
+    [ $((b*100)) -le $((b+i)) ] && break
+    waited=$((waited+1))
+done
+busiest=$(awk '{{print $14+$15, $2}}' /proc/[0-9]*/stat 2>/dev/null | sort -rn | head -3 | tr '\n' ' ')
+echo "@@ settled $waited $busiest"
+# A change of known size on this side (`lmbench.rig=seccomp,50` on the
+# command line): sized first by the rig's bare loop, then every step
+# runs under it.
+rig=
+for w in $(cat /proc/cmdline); do
+    case "$w" in lmbench.rig=*) rig=$(echo "${{w#lmbench.rig=}}" | tr , ' ');; esac
+done
+if [ -n "$rig" ]; then
+    echo "@@ rig $({rig} size $rig 2>&1 | tr '\n' ' ')"
+fi
 tab="$(printf '\t')"
 while IFS="$tab" read -r name exe filter; do
     echo "@@ step $name"
-    set -- --bench
+    set -- "$exe" --bench {bench_args}
     [ -n "$filter" ] && set -- "$@" "$filter"
+    [ -n "$rig" ] && set -- {rig} $rig -- "$@"
     # Through a pipe, so Criterion prints its plain lines (no progress
     # bar, no colour) as under cargo; pipefail keeps the bench's status.
-    (cd /scratch && CRITERION_HOME=/scratch/criterion LMBENCH_PRESET={preset} "$exe" "$@" </dev/null 2>&1) | cat
+    (cd /scratch && CRITERION_HOME=/scratch/criterion LMBENCH_PRESET={preset} "$@" </dev/null 2>&1) | cat
     rc=$?
     echo "@@ rc $name $rc"
     echo "=== rc $name $rc" >&3
@@ -148,7 +174,8 @@ echo "@@ done"
 sync
 reboot -f
 "#,
-        peer = peer.display()
+        peer = peer.display(),
+        rig = rig.display()
     )
 }
 
@@ -160,7 +187,9 @@ pub fn write_initramfs(
     steps: &[Step],
     files: &[(PathBuf, PathBuf)],
     peer: &Path,
+    rig: &Path,
     preset: &str,
+    bench_args: &str,
 ) -> Result<()> {
     let busybox = super::image::which("busybox")
         .filter(|p| is_static(p))
@@ -171,7 +200,11 @@ pub fn write_initramfs(
     c.file("/bin/busybox", 0o755, &std::fs::read(&busybox)?)?;
     // lat_proc's shell test runs /bin/sh; busybox installs the rest.
     c.symlink("/bin/sh", "busybox")?;
-    c.file("/init", 0o755, init_script(preset, peer).as_bytes())?;
+    c.file(
+        "/init",
+        0o755,
+        init_script(preset, bench_args, peer, rig).as_bytes(),
+    )?;
     let mut list = String::new();
     for s in steps {
         list.push_str(&format!("{}\t{}\t{}\n", s.name, s.exe.display(), s.filter));
@@ -271,6 +304,11 @@ impl Drop for Qemu {
 pub enum Event<'a> {
     /// The guest's init started, on this kernel release.
     Init(&'a str),
+    /// The guest went quiet after this many seconds of its own time;
+    /// the threads that had used the most CPU since boot (ticks, name).
+    Settled(u32, &'a str),
+    /// The side's change of known size, as the rig's bare loop sized it.
+    Rig(&'a str),
     /// A step started.
     Step(&'a str),
     /// A step ended with this exit status.
@@ -348,6 +386,11 @@ pub fn boot(
                 let event = if let Some(rel) = line.strip_prefix("@@ init ") {
                     reached_init = true;
                     Event::Init(rel.trim())
+                } else if let Some(rest) = line.strip_prefix("@@ settled ") {
+                    let (waited, busiest) = rest.trim().split_once(' ').unwrap_or((rest, ""));
+                    Event::Settled(waited.parse().unwrap_or(0), busiest.trim())
+                } else if let Some(size) = line.strip_prefix("@@ rig ") {
+                    Event::Rig(size.trim())
                 } else if let Some(name) = line.strip_prefix("@@ step ") {
                     Event::Step(name.trim())
                 } else if let Some(rest) = line.strip_prefix("@@ rc ") {

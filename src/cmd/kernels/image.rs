@@ -15,6 +15,9 @@ pub struct Side {
     pub image: PathBuf,
     /// Kernel arguments of this side only (`K:ARGS`), after `--append`'s.
     pub args: String,
+    /// A change of known size the guest applies to this side's benches
+    /// (`lmbench-rig`'s words: `seccomp 50`), from `--rig`.
+    pub rig: Option<String>,
 }
 
 /// `K[:ARGS]` split: the kernel and its own arguments.
@@ -59,6 +62,7 @@ pub fn resolve(spec: &str, cache: &Path) -> Result<Side> {
         spec: kernel.to_string(),
         image,
         args: args.to_string(),
+        rig: None,
     })
 }
 

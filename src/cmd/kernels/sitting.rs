@@ -26,6 +26,9 @@ pub struct Plan<'a> {
     pub programs: Vec<(&'static Program, Vec<&'static Metric>)>,
     pub built: &'a Built,
     pub preset: &'static str,
+    /// Criterion flags for every bench in the guest (`--measurement-time
+    /// 0.2`), space-separated; numbers only.
+    pub bench_args: String,
     /// Rounds every side gets (each a boot per side).
     pub rounds: u32,
     /// Pairs of rounds after those, on the undecided metrics only.
@@ -48,11 +51,28 @@ pub fn side_name(side: &Side, i: usize) -> String {
     } else {
         format!(" {}", side.args)
     };
-    format!("{} ({}{args})", letter(i).to_ascii_uppercase(), side.spec)
+    let rig = side
+        .rig
+        .as_ref()
+        .map(|r| format!(" under {r}"))
+        .unwrap_or_default();
+    format!(
+        "{} ({}{args}{rig})",
+        letter(i).to_ascii_uppercase(),
+        side.spec
+    )
 }
 
+/// The side's kernel command line; its rig, if any, as
+/// `lmbench.rig=seccomp,50` for the guest's init to read (a parameter
+/// with a dot is a module's to the kernel, and no module claims it).
 fn cmdline(plan: &Plan, side: &Side) -> String {
-    [guest::BASE_CMDLINE, plan.append, &side.args]
+    let rig = side
+        .rig
+        .as_ref()
+        .map(|r| format!("lmbench.rig={}", r.replace(' ', ",")))
+        .unwrap_or_default();
+    [guest::BASE_CMDLINE, plan.append, &side.args, &rig]
         .iter()
         .filter(|s| !s.trim().is_empty())
         .map(|s| s.trim())
@@ -72,6 +92,7 @@ impl Initramfs {
         work: Vec<(&'static Program, Vec<&'static Metric>)>,
         built: &Built,
         preset: &str,
+        bench_args: &str,
     ) -> Result<Initramfs> {
         let dir = tempfile::Builder::new()
             .prefix("guest-")
@@ -113,7 +134,15 @@ impl Initramfs {
             files.push((exe.clone(), if ok { copy } else { exe }));
         }
         let cpio = dir.path().join("initramfs.cpio");
-        guest::write_initramfs(&cpio, &steps, &files, &peer(built)?, preset)?;
+        guest::write_initramfs(
+            &cpio,
+            &steps,
+            &files,
+            &helper(built, "lmbench-peer")?,
+            &helper(built, "lmbench-rig")?,
+            preset,
+            bench_args,
+        )?;
         // The copies are in the archive now.
         let _ = std::fs::remove_dir_all(&stripped);
         Ok(Initramfs { dir, work })
@@ -124,13 +153,14 @@ impl Initramfs {
     }
 }
 
-fn peer(built: &Built) -> Result<PathBuf> {
+/// The helper binary `name` cargo built.
+fn helper(built: &Built, name: &str) -> Result<PathBuf> {
     built
         .helpers
         .iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "lmbench-peer"))
+        .find(|p| p.file_name().is_some_and(|n| n == name))
         .cloned()
-        .context("cargo built no lmbench-peer")
+        .with_context(|| format!("cargo built no {name}"))
 }
 
 /// `auto`: KVM when `/dev/kvm` opens and a test boot reaches the guest's
@@ -155,7 +185,7 @@ pub fn choose_accel(
         return Ok(Accel::Icount);
     }
     eprintln!("accel auto: a test boot under KVM...");
-    let fs = Initramfs::new(Vec::new(), built, "quick")?;
+    let fs = Initramfs::new(Vec::new(), built, "quick", "")?;
     let m = Machine {
         accel: Accel::Kvm,
         cpus: args.cpus,
@@ -197,7 +227,12 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
     let mut facts: Vec<Option<Facts>> = vec![None; n];
     let mut rng = crate::cmd::run::Rng::from_clock();
     let mut order: Vec<usize> = (0..n).collect();
-    let mut fs = Initramfs::new(plan.programs.clone(), plan.built, plan.preset)?;
+    let mut fs = Initramfs::new(
+        plan.programs.clone(),
+        plan.built,
+        plan.preset,
+        &plan.bench_args,
+    )?;
     let mut boot_times: Vec<Duration> = Vec::new();
     let mut round = 0u32;
     loop {
@@ -245,7 +280,7 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
                 round + 2
             );
             if ids(&work) != ids(&fs.work) {
-                fs = Initramfs::new(work, plan.built, plan.preset)?;
+                fs = Initramfs::new(work, plan.built, plan.preset, &plan.bench_args)?;
             }
         }
         if round.is_multiple_of(2) {
@@ -358,9 +393,19 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
     let mut step_start: BTreeMap<String, u64> = BTreeMap::new();
     let mut reasons: BTreeMap<String, (Option<String>, String)> = BTreeMap::new();
     let mut previous = String::new();
+    let mut rig_size = None;
     guest::boot(&qemu, log, |event, log| {
         match event {
             Event::Init(release) => eprintln!("      guest up: Linux {release}"),
+            Event::Settled(waited, busiest) => {
+                eprintln!(
+                    "      quiet after {waited} s of guest time (busiest since boot: {busiest})"
+                )
+            }
+            Event::Rig(size) => {
+                eprintln!("      rig: {size}");
+                rig_size = Some(size.to_string());
+            }
             Event::Step(name) => {
                 eprintln!("      {name}");
                 step_start.insert(name.to_string(), log.stream_position()?);
@@ -405,7 +450,16 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
         facts: r
             .facts
             .as_deref()
-            .and_then(|j| serde_json::from_str(j).ok()),
+            .and_then(|j| serde_json::from_str::<Facts>(j).ok())
+            .map(|mut f| {
+                // The change is a fact of the side: compare lists it
+                // among the facts that differ, with its bare-loop size.
+                if side.rig.is_some() {
+                    f.set("guest_rig", side.rig.clone());
+                    f.set("guest_rig_size", rig_size.clone());
+                }
+                f
+            }),
     };
     let rcs: BTreeMap<&str, i32> = r.rcs.iter().map(|(n, c)| (n.as_str(), *c)).collect();
     for (p, ms) in &fs.work {
@@ -496,9 +550,18 @@ mod tests {
             spec: "6.1.0-57-amd64".into(),
             image: Path::new("/k").into(),
             args: "mitigations=off".into(),
+            rig: None,
         };
         assert_eq!(letter(0), 'a');
         assert_eq!(letter(1), 'b');
         assert_eq!(side_name(&s, 1), "B (6.1.0-57-amd64 mitigations=off)");
+        let rigged = Side {
+            rig: Some("seccomp 50".into()),
+            ..s
+        };
+        assert_eq!(
+            side_name(&rigged, 1),
+            "B (6.1.0-57-amd64 mitigations=off under seccomp 50)"
+        );
     }
 }
