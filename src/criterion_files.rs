@@ -263,6 +263,12 @@ pub fn read_benchmark(home: &Path, id: &str) -> Result<Option<MetricStats>> {
     if let Some(a) = stats.activity.first_mut() {
         stats.clock_ns = sample_clocks(&stats.times_ns, &std::mem::take(&mut a.clock));
     }
+    // A damaged record of the harness's is treated as absent: it never
+    // costs the figures.
+    if stats.defect().is_some() {
+        stats.activity.clear();
+        stats.clock_ns.clear();
+    }
     Ok(Some(stats))
 }
 
@@ -304,23 +310,6 @@ pub fn parse_benchmark(
     let est: Estimates = parse(&dir.join("estimates.json"), estimates)?;
     let sample: Sample = parse(&dir.join("sample.json"), sample)?;
     let bench: Benchmark = parse(&dir.join("benchmark.json"), benchmark)?;
-    if sample.iters.len() != sample.times.len() || sample.iters.is_empty() {
-        bail!(
-            "{}: iters and times differ in length or are empty",
-            dir.join("sample.json").display()
-        );
-    }
-    // Criterion writes positive iteration counts and finite times; anything
-    // else (a hand edit, another tool) would make per-iteration figures
-    // infinite or NaN, which no saved run.json can hold.
-    let bad_iters = sample.iters.iter().any(|i| !(i.is_finite() && *i > 0.0));
-    let bad_times = sample.times.iter().any(|t| !(t.is_finite() && *t >= 0.0));
-    if bad_iters || bad_times {
-        bail!(
-            "{}: iteration counts must be positive and times finite and not negative (delete it or re-run the bench)",
-            dir.join("sample.json").display()
-        );
-    }
     let min_ns = sample
         .iters
         .iter()
@@ -328,7 +317,7 @@ pub fn parse_benchmark(
         .map(|(i, t)| t / i)
         .fold(f64::INFINITY, f64::min);
     let bytes_per_iter = bench.bytes_per_iter();
-    Ok(MetricStats {
+    let stats = MetricStats {
         median_ns: est.median.point_estimate,
         mean_ns: est.mean.point_estimate,
         mean_ci_ns: (
@@ -344,7 +333,21 @@ pub fn parse_benchmark(
         rep_sizes: Vec::new(),
         activity: Vec::new(),
         clock_ns: Vec::new(),
-    })
+    };
+    // Criterion writes positive counts and times and finite estimates;
+    // anything else (a hand edit, another tool) is refused here, once.
+    if let Some(d) = stats.defect() {
+        bail!(
+            "{} is corrupt: {} has {d} (delete it or re-run the bench)",
+            dir.display(),
+            if bench.full_id.is_empty() {
+                "the benchmark"
+            } else {
+                &bench.full_id
+            }
+        );
+    }
+    Ok(stats)
 }
 
 /// What else the machine did while the benchmark ran, as the harness

@@ -1,6 +1,8 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 //! This file only parses the command line and dispatches (`cmd/`).
 
+#[cfg(test)]
+mod cli_tests;
 mod closed_pipe;
 mod cmd;
 mod report;

@@ -64,6 +64,81 @@ impl MetricStats {
         }
     }
 
+    /// What makes these statistics unusable, if anything, as "has ...":
+    /// samples (as many iteration counts as times, at least one), each
+    /// count and time finite and > 0; every summary statistic finite; and
+    /// each optional field, where present, right (rep sizes adding up to
+    /// the samples, a clock probe per sample, finite and not negative;
+    /// activity figures finite and not negative; bytes > 0). Every loader
+    /// refuses a metric with a defect, so what reads a `MetricStats` never
+    /// meets NaN or a sign it cannot use.
+    pub fn defect(&self) -> Option<String> {
+        let (n, times) = (self.iters.len(), self.times_ns.len());
+        if n == 0 || n != times {
+            return Some(format!("{n} iteration counts and {times} sample times"));
+        }
+        let bad = |v: &[f64], what: &str| {
+            v.iter()
+                .position(|x| !(x.is_finite() && *x > 0.0))
+                .map(|i| {
+                    format!(
+                        "{what} {} at sample {} (must be finite and > 0)",
+                        v[i],
+                        i + 1
+                    )
+                })
+        };
+        if let Some(d) =
+            bad(&self.iters, "iteration count").or_else(|| bad(&self.times_ns, "sample time"))
+        {
+            return Some(d);
+        }
+        // Finite counts and times can still divide to an infinite or zero
+        // figure (5e-324 iterations).
+        if let Some(d) = bad(&self.per_iter_ns(), "time per iteration") {
+            return Some(d);
+        }
+        let (lo, hi) = self.mean_ci_ns;
+        for (what, v) in [
+            ("median_ns", self.median_ns),
+            ("mean_ns", self.mean_ns),
+            ("mean_ci_ns lower bound", lo),
+            ("mean_ci_ns upper bound", hi),
+            ("min_ns", self.min_ns),
+            ("mad_ns", self.mad_ns),
+            ("std_dev_ns", self.std_dev_ns),
+        ] {
+            if !v.is_finite() {
+                return Some(format!("{what} {v} (must be finite)"));
+            }
+        }
+        if self.bytes_per_iter == Some(0) {
+            return Some("bytes_per_iter 0 (must be > 0 or absent)".into());
+        }
+        let total = self
+            .rep_sizes
+            .iter()
+            .try_fold(0usize, |s, &k| s.checked_add(k));
+        if !self.rep_sizes.is_empty() && (total != Some(n) || self.rep_sizes.contains(&0)) {
+            return Some(format!("rep_sizes {:?} for {n} samples", self.rep_sizes));
+        }
+        if !self.clock_ns.is_empty() && self.clock_ns.len() != n {
+            return Some(format!(
+                "{} clock probes for {n} samples",
+                self.clock_ns.len()
+            ));
+        }
+        if let Some(c) = self
+            .clock_ns
+            .iter()
+            .flatten()
+            .find(|c| !(c.is_finite() && **c >= 0.0))
+        {
+            return Some(format!("clock probe {c} (must be finite and not negative)"));
+        }
+        self.activity.iter().find_map(|a| a.defect())
+    }
+
     /// The headline figure in nanoseconds per iteration.
     pub fn headline_ns(&self, headline: Headline) -> f64 {
         match headline {

@@ -209,9 +209,10 @@ pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricSt
 /// Resolves several run names, in order. A directory that holds saved
 /// runs one or two levels down (`results/`, `results/vm`) stands for all
 /// of them, sorted.
-pub fn resolve_all(specs: &[String]) -> Result<Vec<Run>> {
+pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<Run>> {
     let mut out = Vec::new();
     for spec in specs {
+        let spec = spec.as_ref();
         let p = Path::new(spec);
         if p.is_dir() && !p.join("run.json").is_file() {
             let dirs = run_dirs_under(p)?;
@@ -367,10 +368,18 @@ pub fn parse_run(dir: &Path, run_json: &str, machine_json: &str) -> Result<Run> 
     let facts_path = dir.join("machine.json");
     let machine: Facts = serde_json::from_str(machine_json)
         .map_err(|e| anyhow::anyhow!("{} is corrupt or truncated ({e})", facts_path.display()))?;
+    // The one check of a saved run's figures: nothing downstream checks
+    // them again.
     for (id, m) in &file.metrics {
-        if m.stats.iters.len() != m.stats.times_ns.len() || m.stats.iters.is_empty() {
+        if let Some(d) = m.stats.defect() {
+            bail!("{} is corrupt: {id} has {d}", run_path.display());
+        }
+    }
+    if let Some(imp) = &file.imported {
+        let cells = imp.cells.iter().chain(&imp.extra);
+        if let Some((key, v)) = cells.into_iter().find(|(_, v)| !v.is_finite()) {
             bail!(
-                "{} is corrupt: {id} has no samples or mismatched iters and times",
+                "{} is corrupt: {key} has figure {v} (must be finite)",
                 run_path.display()
             );
         }

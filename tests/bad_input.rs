@@ -145,27 +145,27 @@ fn bad_saves_are_refused() {
         ),
         (
             &["save", "--label", "x", "--filter", "(", "--machine", "vm"],
-            "bad FILTER",
-        ),
-        (
-            &[
-                "save",
-                "--label",
-                "x",
-                "--filter",
-                "^none$",
-                "--machine",
-                "vm",
-            ],
-            "nothing to save",
+            "bad filter",
         ),
         (
             &["compare", "vm/good", "vm/good", "--threshold=-1"],
             "--threshold",
         ),
     ] {
-        fails_with(&env.lmbench(args), needle);
+        common::refused_by_parser(&env.lmbench(args), needle);
     }
+    fails_with(
+        &env.lmbench(&[
+            "save",
+            "--label",
+            "x",
+            "--filter",
+            "^none$",
+            "--machine",
+            "vm",
+        ]),
+        "nothing to save",
+    );
     // No Criterion results at all.
     std::fs::remove_dir_all(env.criterion()).unwrap();
     fails_with(
@@ -196,4 +196,94 @@ fn mixed_suite_versions_are_refused() {
         "mix suite versions",
     );
     assert!(!env.results().join("vm/x").exists());
+}
+
+/// A bad flag ends at once, before any build: exit 2, one `error:` line
+/// naming the flag, no panic, and no `cargo` started (CARGO points at a
+/// program that would leave a mark).
+#[test]
+fn bad_flags_end_before_anything_is_built() {
+    let (env, snap) = with_saved_run();
+    let mark = env.dir.path().join("cargo-ran");
+    let cargo = env.dir.path().join("cargo");
+    std::fs::write(&cargo, format!("#!/bin/sh\ntouch {}\n", mark.display())).unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for (args, flag) in [
+        (
+            &["run", "lat_syscall", "--budget", "99999999999999999999h"][..],
+            "--budget",
+        ),
+        (&["run", "--budget", "0s"], "--budget"),
+        (
+            &["run", "--budget", "1m", "--threshold", "NaN"],
+            "--threshold",
+        ),
+        (
+            &["check", "vm/good", "--new", "vm/good", "--budget", "abc"],
+            "--budget",
+        ),
+        (
+            &["check", "vm/good", "--new", "vm/good", "--budget", "5m"],
+            "--budget",
+        ),
+        (&["check", "vm/good", "--threshold", "inf"], "--threshold"),
+        (
+            &["compare", "vm/good", "vm/good", "--busy-threshold=-5"],
+            "--busy-threshold",
+        ),
+        (&["run", "--runs", "0"], "--runs"),
+        (&["run", "--save", "../x"], "--save"),
+    ] {
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lmbench"))
+            .args(args)
+            .env("CARGO", &cargo)
+            .env("CRITERION_HOME", env.criterion())
+            .env("LMBENCH_RESULTS", env.results())
+            .output()
+            .expect("running lmbench");
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{args:?}: {err}");
+        assert!(errors[0].contains(flag), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!mark.exists(), "{args:?} ran cargo");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{args:?}"
+        );
+    }
+    assert_eq!(snap, snapshot(&env.results()));
+}
+
+/// A saved run whose figures are damaged (negative sample times, zero
+/// iteration counts) is refused by every command that reads it, naming
+/// the metric, before anything is shown.
+#[test]
+fn damaged_figures_are_refused_as_corrupt() {
+    let (env, _) = with_saved_run();
+    let path = env.results().join("vm/good/run.json");
+    let good: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let id = good["metrics"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    for (field, value, needle) in [
+        ("times_ns", -3.0, "sample time -3"),
+        ("iters", 0.0, "iteration count 0"),
+    ] {
+        let mut v = good.clone();
+        v["metrics"][&id][field][0] = value.into();
+        std::fs::write(&path, v.to_string()).unwrap();
+        let want = format!("is corrupt: {id} has {needle}");
+        fails_with(&env.lmbench(&["summary", "vm/good"]), &want);
+        fails_with(&env.lmbench(&["compare", "vm/good", "vm/good"]), &want);
+        let o = env.lmbench(&["check", "vm/good", "--new", "vm/good"]);
+        assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+        fails_with(&o, &want);
+    }
 }

@@ -22,15 +22,27 @@ fn figure() -> impl Strategy<Value = f64> {
     ]
 }
 
+/// A sample's time as a loader takes one: finite and > 0 (and so is its
+/// time per iteration, for counts up to a million).
+fn sample_time() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        prop::num::f64::POSITIVE | prop::num::f64::NORMAL,
+        (1u64..1_000_000_000).prop_map(|n| n as f64),
+    ]
+}
+
 fn stats() -> impl Strategy<Value = MetricStats> {
     (1usize..12)
         .prop_flat_map(|n| {
+            // Pooled runs' sizes add up to the samples (or are absent).
+            let splits = (1..n).map(|k| vec![k, n - k]);
+            let rep_sizes: Vec<Vec<usize>> = [vec![], vec![n]].into_iter().chain(splits).collect();
             (
                 prop::collection::vec(figure(), 6),
                 prop::collection::vec((1u64..1_000_000).prop_map(|i| i as f64), n),
-                prop::collection::vec(figure(), n),
-                prop::option::of(any::<u64>()),
-                prop::collection::vec(any::<usize>(), 0..4),
+                prop::collection::vec(sample_time(), n),
+                prop::option::of(1u64..),
+                prop::sample::select(rep_sizes),
             )
         })
         .prop_map(

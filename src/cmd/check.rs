@@ -23,6 +23,8 @@ use anyhow::{bail, Result};
 
 use super::run;
 use crate::verdict::{Comparison, Row, Verdict};
+use lmbench::flags::{Budget, BusyShare, MetricFilter, Percent, RunSpec};
+use lmbench::session::MeasureOptions;
 
 /// "Cannot tell" for `git bisect run`: skip this commit.
 pub const EXIT_CANNOT_TELL: i32 = 125;
@@ -31,27 +33,28 @@ pub const EXIT_CANNOT_TELL: i32 = 125;
 #[derive(clap::Args)]
 pub struct Args {
     /// The baseline: MACHINE/LABEL, a label or a run directory.
-    pub baseline: String,
+    pub baseline: RunSpec,
     /// Only metrics whose id matches this regular expression (default:
     /// every metric the baseline has).
-    pub filter: Option<String>,
+    pub filter: Option<MetricFilter>,
     /// The slowdown that counts as a regression, percent.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    pub threshold: f64,
-    /// How long to measure (90s, 15m): rounds until every metric is
-    /// decided or this is spent.
+    #[arg(long, default_value = "5", value_name = "PCT")]
+    pub threshold: Percent,
+    /// How long to measure (90s, 15m; at most 168h): rounds until every
+    /// metric is decided or this is spent.
     #[arg(long, default_value = "3m", value_name = "DURATION")]
-    pub budget: String,
+    pub budget: Budget,
     /// The default sampling instead of the quick preset.
     #[arg(long)]
     pub full: bool,
     /// Give no verdict on metrics measured while other work used at
     /// least PCT% of a CPU (either run): they make the check "cannot tell".
-    #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
-    pub busy_threshold: f64,
-    /// Check this saved run instead of measuring.
-    #[arg(long, value_name = "RUN")]
-    pub new: Option<String>,
+    #[arg(long, value_name = "PCT", default_value_t = BusyShare::DEFAULT)]
+    pub busy_threshold: BusyShare,
+    /// Check this saved run instead of measuring (so --budget and --full,
+    /// which say how to measure, are refused beside it).
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["budget", "full"])]
+    pub new: Option<RunSpec>,
 }
 
 /// What the comparison says, as `check`'s exit code; `twins` maps an
@@ -99,45 +102,35 @@ fn settled_by<'a>(c: &'a Comparison, twins: &BTreeMap<String, String>, r: &Row) 
 }
 
 pub fn run(opts: Args) -> Result<()> {
-    if !(opts.threshold.is_finite() && opts.threshold > 0.0) {
-        bail!("--threshold must be a percentage > 0");
-    }
-    let filter = opts
-        .filter
-        .as_deref()
-        .map(|f| crate::filter::metric_regex(f, "FILTER"))
-        .transpose()?;
+    let filter = opts.filter.as_ref().map(MetricFilter::regex);
     let (new, old) = match &opts.new {
         Some(spec) => (
-            crate::store::resolve(spec)?,
-            crate::store::resolve(&opts.baseline)?,
+            crate::store::resolve(spec.as_str())?,
+            crate::store::resolve(opts.baseline.as_str())?,
         ),
         None => {
-            let measured = run::measure(&run::Args {
+            let measured = run::measure(&MeasureOptions {
                 quick: !opts.full,
-                wait_idle: None,
                 filter: opts.filter.clone(),
-                runs: 1,
-                budget: Some(opts.budget.clone()),
+                budget: Some(opts.budget),
                 against: Some(opts.baseline.clone()),
                 threshold: opts.threshold,
-                save: None,
-                machine: None,
-                force: false,
-                paired: false,
                 // A bisect step must not pass on a partial run.
                 fail_fast: true,
-                keep_going: false,
+                ..MeasureOptions::default()
             })?;
-            let old = measured.against.expect("measure resolves --against");
+            let Some(old) = measured.against else {
+                bail!(
+                    "internal error: measuring against {} returned no baseline",
+                    opts.baseline
+                );
+            };
             (measured.run, old)
         }
     };
-    let busy = opts.busy_threshold / 100.0;
-    if !(busy.is_finite() && busy > 0.0) {
-        bail!("--busy-threshold must be a percentage of a CPU > 0");
-    }
-    let c = super::compare::comparison(&old, &new, opts.threshold, busy, filter.as_ref(), None);
+    let busy = opts.busy_threshold.cpus();
+    let threshold = opts.threshold.get();
+    let c = super::compare::comparison(&old, &new, threshold, busy, filter, None);
     if c.rows.is_empty() {
         bail!(
             "{} and the new run have no metric in common{}",
@@ -161,7 +154,7 @@ pub fn run(opts: Args) -> Result<()> {
         0 => "no regression".to_string(),
         1 => format!(
             "regression: {}",
-            super::compare::regressions(&c, opts.threshold).join(", ")
+            super::compare::regressions(&c, threshold).join(", ")
         ),
         _ => format!(
             "cannot tell: {} undecided, {} busy",

@@ -25,30 +25,31 @@ mod text;
 
 use formats::{render_csv, render_json, render_markdown};
 use imported::render_imported;
+use lmbench::flags::{BusyShare, MetricFilter, Percent, RunSpec};
 pub use text::render;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
 pub struct Args {
     /// The earlier run: `latest`, MACHINE/LABEL, a label or a directory.
-    pub old: String,
+    pub old: RunSpec,
     /// The later run, as OLD.
-    pub new: String,
+    pub new: RunSpec,
     /// The change that matters, percent: calls of a smaller change are
     /// "small", and "unchanged" means a change this large would have been
     /// seen and the interval lies within it.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    pub threshold: f64,
+    #[arg(long, default_value = "5", value_name = "PCT")]
+    pub threshold: Percent,
     /// Only metrics whose id matches this regular expression.
     #[arg(long)]
-    pub filter: Option<String>,
+    pub filter: Option<MetricFilter>,
     /// Exit with code 1 if a metric is called slower by more than PCT.
     #[arg(long, value_name = "PCT")]
-    pub fail_on_regression: Option<f64>,
+    pub fail_on_regression: Option<Percent>,
     /// Give no verdict on metrics measured while other work used at
     /// least PCT% of a CPU (either run).
-    #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
-    pub busy_threshold: f64,
+    #[arg(long, value_name = "PCT", default_value_t = BusyShare::DEFAULT)]
+    pub busy_threshold: BusyShare,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -58,7 +59,7 @@ pub struct Args {
     /// a move of the host between sittings is not called a change. Repeat
     /// it for more pairs: their moves are estimated together.
     #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
-    pub aa: Option<Vec<String>>,
+    pub aa: Option<Vec<RunSpec>>,
 }
 
 /// The facts that differ: (key, old, new); absent facts show as "(absent)".
@@ -78,23 +79,14 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
 
 /// `lmbench compare`.
 pub fn run(opts: Args) -> Result<()> {
-    let busy_cpus = opts.busy_threshold / 100.0;
-    if !(opts.threshold.is_finite() && opts.threshold > 0.0) {
-        bail!("--threshold must be a percentage > 0");
-    }
-    let filter = opts
-        .filter
-        .as_deref()
-        .map(|f| crate::filter::metric_regex(f, "--filter"))
-        .transpose()?;
-    let old = store::resolve(&opts.old)?;
-    let new = store::resolve(&opts.new)?;
+    let busy_cpus = opts.busy_threshold.cpus();
+    let threshold = opts.threshold.get();
+    let filter = opts.filter.as_ref().map(MetricFilter::regex);
+    let old = store::resolve(opts.old.as_str())?;
+    let new = store::resolve(opts.new.as_str())?;
     if old.imported.is_some() || new.imported.is_some() {
         print!("{}", render_imported(&old, &new, opts.format)?);
         return Ok(());
-    }
-    if !(busy_cpus.is_finite() && busy_cpus > 0.0) {
-        bail!("--busy-threshold must be a percentage of a CPU > 0");
     }
     let sittings = match opts.aa.as_deref() {
         Some(runs) if !runs.is_empty() => {
@@ -102,18 +94,11 @@ pub fn run(opts: Args) -> Result<()> {
                 .chunks_exact(2)
                 .map(|p| (p[0].as_str(), p[1].as_str()))
                 .collect();
-            Some(sittings_of(&pairs, opts.threshold, busy_cpus)?)
+            Some(sittings_of(&pairs, threshold, busy_cpus)?)
         }
         _ => None,
     };
-    let c = comparison(
-        &old,
-        &new,
-        opts.threshold,
-        busy_cpus,
-        filter.as_ref(),
-        sittings.as_ref(),
-    );
+    let c = comparison(&old, &new, threshold, busy_cpus, filter, sittings.as_ref());
     if c.rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
@@ -135,6 +120,7 @@ pub fn run(opts: Args) -> Result<()> {
         Format::Json => print!("{}", render_json(&old, &new, &c)?),
     }
     if let Some(limit) = opts.fail_on_regression {
+        let limit = limit.get();
         let bad = regressions(&c, limit);
         if !bad.is_empty() {
             eprintln!(

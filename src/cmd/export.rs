@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::criterion_files::{Benchmark, Estimates};
 use crate::run::{MetricStats, Run};
 use crate::store;
+use lmbench::flags::{self, RunSpec};
 
 /// critcmp's `BaseBenchmarks`.
 #[derive(Serialize)]
@@ -93,9 +94,9 @@ pub fn export(run: &Run, name: &str) -> Result<Value> {
 pub struct Args {
     /// The run: `latest`, MACHINE/LABEL under results/, or a run's
     /// directory.
-    pub run: String,
+    pub run: RunSpec,
     /// Baseline name critcmp shows (default: machine/label).
-    #[arg(long)]
+    #[arg(long, value_parser = flags::parsed::<String>())]
     pub name: Option<String>,
     /// Write to FILE instead of standard output.
     #[arg(long, short)]
@@ -103,7 +104,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let run = store::resolve(&args.run)?;
+    let run = store::resolve(args.run.as_str())?;
     let name = args.name.unwrap_or_else(|| run.host());
     let text = serde_json::to_string_pretty(&export(&run, &name)?)? + "\n";
     match args.output.as_deref() {

@@ -14,6 +14,7 @@ use lmbench_support::machine::Facts;
 
 use crate::run::{Imported, Meta, Origin, Run};
 use crate::store;
+use lmbench::flags::{Label, MachineName};
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -24,10 +25,10 @@ pub struct Args {
     pub files: Vec<PathBuf>,
     /// The label of the imported runs: results/<host>/<LABEL>/.
     #[arg(long)]
-    pub label: String,
+    pub label: Label,
     /// The machine name, when the files hold one machine (default: its host).
     #[arg(long)]
-    pub machine: Option<String>,
+    pub machine: Option<MachineName>,
     /// Replace existing runs of that label.
     #[arg(long)]
     pub force: bool,
@@ -75,10 +76,6 @@ fn to_run(m: &Machine, file: &str, dir_machine: &str, label: &str) -> Run {
 }
 
 pub fn run(opts: Args) -> Result<()> {
-    store::check_name("label", &opts.label)?;
-    if let Some(m) = &opts.machine {
-        store::check_name("machine name", m)?;
-    }
     if opts.files.is_empty() {
         bail!("name at least one results file or SUMMARY post to import");
     }
@@ -113,14 +110,18 @@ pub fn run(opts: Args) -> Result<()> {
         let dm = opts
             .machine
             .clone()
-            .unwrap_or_else(|| store::to_name(&m.host));
+            .map_or_else(|| store::to_name(&m.host), String::from);
         let same_host = found
             .iter()
             .filter(|(_, o)| store::to_name(&o.host) == store::to_name(&m.host))
             .count();
-        let mut label = opts.label.clone();
+        let mut label = opts.label.as_str().to_string();
         if same_host > 1 && opts.machine.is_none() {
-            label = format!("{}-{}", opts.label, store::to_name(&m.os.replace(' ', "-")));
+            label = format!(
+                "{}-{}",
+                opts.label.as_str(),
+                store::to_name(&m.os.replace(' ', "-"))
+            );
             label.truncate(64);
         }
         let base = label.clone();

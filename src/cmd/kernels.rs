@@ -18,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use lmbench_support::catalog::{Metric, Program, Unit, PROGRAMS};
 
 use crate::saving::{self, Target};
+use lmbench::flags;
 
 mod bisect;
 mod exes;
@@ -36,19 +37,19 @@ pub struct Args {
     /// a Debian kernel package's version (6.12.118+deb12-amd64, fetched
     /// with apt-get into target/lmbench/kernels/, never installed);
     /// `K:ARGS` adds kernel arguments to this side only. Twice or more.
-    #[arg(long = "kernel", value_name = "K[:ARGS]", required = true)]
+    #[arg(long = "kernel", value_name = "K[:ARGS]", required = true, value_parser = flags::parsed::<String>())]
     pub kernels: Vec<String>,
     /// Kernel arguments for every side (before a side's own).
-    #[arg(long, value_name = "ARGS", default_value = "")]
+    #[arg(long, value_name = "ARGS", default_value = "", value_parser = flags::parsed::<String>())]
     pub append: String,
     /// Only metrics whose id matches this regular expression.
-    pub filter: Option<String>,
+    pub filter: Option<flags::MetricFilter>,
     /// A change of known size on one side, to prove the method: side
     /// SIDE (a, b, ...) runs its benches under `lmbench-rig CHANGE` in
     /// the guest (`b=seccomp 50`: every system call pays a 50-instruction
     /// seccomp filter; `b=thp never`), and the guest first sizes the
     /// change with the rig's bare loop (`lmbench-rig size CHANGE`).
-    #[arg(long = "rig", value_name = "SIDE=CHANGE", value_parser = parse_rig)]
+    #[arg(long = "rig", value_name = "SIDE=CHANGE", value_parser = flags::with(parse_rig))]
     pub rigs: Vec<(usize, String)>,
     /// Bisect on this metric: the --kernel list is ordered, good first,
     /// bad last (point releases of one series, say); name the first
@@ -56,7 +57,7 @@ pub struct Args {
     /// and then only the midpoints needed, each beside the good end in a
     /// sitting of its own.
     #[arg(long, value_name = "METRIC", conflicts_with_all = ["filter", "save", "budget", "rigs"])]
-    pub bisect: Option<String>,
+    pub bisect: Option<flags::MetricId>,
     /// kvm (real time), icount (instructions: QEMU's emulator counting
     /// them, where KVM does not work) or auto (KVM if a test boot reaches
     /// the guest's init in time, else icount). Plain emulation without
@@ -64,45 +65,45 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Accel::Auto)]
     pub accel: Accel,
     /// The guest's vCPUs.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 1, value_parser = flags::with(|s| flags::whole(s, 1, 64)))]
     pub cpus: u32,
     /// The guest's memory (binary k/m/g: 2g); it holds the bench
     /// executables as well.
-    #[arg(long, default_value = "2g", value_parser = parse_memory)]
+    #[arg(long, default_value = "2g", value_parser = flags::with(parse_memory))]
     pub memory: u64,
     /// Boots per side in the sitting, in balanced order (2: A B B A).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = 2, value_parser = flags::with(|s| flags::whole(s, 1, 1000)))]
     pub rounds: u32,
     /// After those rounds, go on in pairs of rounds, re-measuring only the
     /// metrics still undecided between the first two sides, for this long
     /// in all (30m, 1h).
-    #[arg(long, value_name = "DURATION", value_parser = crate::cmd::run::parse_duration)]
-    pub budget: Option<std::time::Duration>,
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<lmbench::flags::Budget>,
     /// The change that matters, percent (what "decided" means for
     /// --budget, as `compare --threshold`).
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    pub threshold: f64,
+    #[arg(long, default_value = "5", value_name = "PCT")]
+    pub threshold: flags::Percent,
     /// The quick preset in the guest (10 samples a metric).
     #[arg(long)]
     pub quick: bool,
     /// Criterion's warm-up per metric in the guest, seconds of the
     /// guest's time (default: the preset's, by kind of metric).
-    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", value_parser = flags::with(parse_secs))]
     pub warm_up_time: Option<f64>,
     /// Criterion's measurement per metric in the guest, seconds of the
     /// guest's time (default: the preset's, by kind of metric). Under
     /// icount a sample is a path length that hardly moves within a boot,
     /// while boots differ: shorter boots that leave time for more rounds
     /// narrow the paired test more than longer samples do.
-    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", value_parser = flags::with(parse_secs))]
     pub measurement_time: Option<f64>,
     /// Save each side as results/<machine>/<LABEL>-a, <LABEL>-b, ...
     /// (after every round, so a stopped sitting keeps its finished rounds).
     #[arg(long, value_name = "LABEL")]
-    pub save: Option<String>,
+    pub save: Option<flags::Label>,
     /// With --save: the machine name (default: the host name).
     #[arg(long, requires = "save")]
-    pub machine: Option<String>,
+    pub machine: Option<flags::MachineName>,
     /// With --save: replace existing labels.
     #[arg(long, requires = "save")]
     pub force: bool,
@@ -210,18 +211,9 @@ pub fn run(opts: Args) -> Result<()> {
              or kvm"
         );
     }
-    if let Some(m) = &opts.bisect {
-        if Metric::by_id(m).is_none() {
-            bail!("--bisect {m}: no such metric (`lmbench list` shows them)");
-        }
-    }
     let filter = match &opts.bisect {
-        Some(m) => Some(regex::Regex::new(&format!("^{}$", regex::escape(m)))?),
-        None => opts
-            .filter
-            .as_deref()
-            .map(|f| crate::filter::metric_regex(f, "FILTER"))
-            .transpose()?,
+        Some(m) => Some(regex::Regex::new(&format!("^{}$", regex::escape(m.0.id)))?),
+        None => opts.filter.as_ref().map(|f| f.regex().clone()),
     };
     let cache = kernels_dir().join("cache");
     for (side, _) in &opts.rigs {
@@ -249,8 +241,8 @@ pub fn run(opts: Args) -> Result<()> {
         None => Vec::new(),
         Some(label) => (0..sides.len())
             .map(|i| Target {
-                label: format!("{label}-{}", sitting::letter(i)),
-                machine: opts.machine.clone(),
+                label: format!("{}-{}", label.as_str(), sitting::letter(i)),
+                machine: opts.machine.clone().map(Into::into),
                 force: opts.force,
             })
             .collect(),
@@ -315,20 +307,20 @@ pub fn run(opts: Args) -> Result<()> {
         .collect::<Vec<_>>()
         .join(" "),
         rounds: opts.rounds,
-        budget: opts.budget,
-        threshold: opts.threshold,
+        budget: opts.budget.map(lmbench::flags::Budget::get),
+        threshold: opts.threshold.get(),
         targets: &targets,
         machine_name: machine.as_deref(),
     };
     if let Some(m) = &opts.bisect {
-        return bisect::run(&plan, m, &mut log);
+        return bisect::run(&plan, m.0.id, &mut log);
     }
     let runs = sitting::run(&plan, &mut log, started)?;
     print!("{}", crate::report::render(&runs)?);
     for (i, new) in runs.iter().enumerate().skip(1) {
         let old = &runs[0];
         let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(old, new, opts.threshold, busy, None, None);
+        let c = super::compare::comparison(old, new, opts.threshold.get(), busy, None, None);
         println!(
             "\n{} against {}:",
             sitting::side_name(&sides[i], i),

@@ -28,7 +28,7 @@ pub struct Args {
     /// Only the metrics whose id matches this regular expression, each
     /// with its program, unit, columns, timed region and floor (`lmbench
     /// list '^lat_proc/fork$'`).
-    pub metric: Option<String>,
+    pub metric: Option<lmbench::flags::MetricFilter>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -52,8 +52,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// `lmbench list PATTERN`: each matching metric, a paragraph each.
-fn describe_matching(pattern: &str, cols: &HashMap<&str, Vec<String>>) -> anyhow::Result<()> {
-    let re = crate::filter::metric_regex(pattern, "METRIC")?;
+fn describe_matching(
+    re: &lmbench::flags::MetricFilter,
+    cols: &HashMap<&str, Vec<String>>,
+) -> anyhow::Result<()> {
     let mut found = 0;
     for p in PROGRAMS {
         for m in p.metrics.iter().filter(|m| re.is_match(m.id)) {
@@ -65,7 +67,10 @@ fn describe_matching(pattern: &str, cols: &HashMap<&str, Vec<String>>) -> anyhow
         }
     }
     if found == 0 {
-        anyhow::bail!("no metric matches {pattern:?}: `lmbench list` prints them all");
+        anyhow::bail!(
+            "no metric matches {:?}: `lmbench list` prints them all",
+            re.as_str()
+        );
     }
     Ok(())
 }

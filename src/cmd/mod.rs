@@ -22,10 +22,6 @@ use anyhow::Result;
 /// `check`); an error exits with 2.
 pub const EXIT_REGRESSION: i32 = 1;
 
-/// The default busy threshold in percent of a CPU (see
-/// `lmbench_support::activity::BUSY_CPUS`).
-const BUSY_PCT: f64 = lmbench_support::activity::BUSY_CPUS * 100.0;
-
 #[derive(clap::Subcommand)]
 pub enum Cmd {
     /// Run the benches through `cargo bench`, then print the summary.

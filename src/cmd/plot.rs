@@ -19,9 +19,9 @@ use crate::run::Run;
 #[derive(clap::Args)]
 pub struct Args {
     /// Saved runs to draw (default: the latest run).
-    pub runs: Vec<String>,
+    pub runs: Vec<lmbench::flags::RunSpec>,
     /// Draw in the terminal instead of writing an SVG.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out")]
     pub text: bool,
     /// Where to write the SVG (default: target/lmbench/lat_mem_rd.svg).
     #[arg(long)]

@@ -17,11 +17,12 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context, Result};
-use lmbench_support::catalog::{all_metrics, PROGRAMS};
+use lmbench_support::catalog::PROGRAMS;
 use lmbench_support::profile::flame::{self, Stacks};
 use lmbench_support::profile::select::{self, Kind};
 
 use crate::workspace;
+use lmbench::flags::{MetricId, RunSpec, Secs};
 
 /// Frames shown per table.
 const TOP: usize = 15;
@@ -30,14 +31,15 @@ const TOP: usize = 15;
 #[derive(clap::Args)]
 pub struct Args {
     /// The metric id, e.g. lat_syscall/null (`lmbench list`).
-    pub metric: String,
-    /// How long Criterion runs the benchmark under the profiler.
-    #[arg(long, default_value_t = 5)]
-    pub seconds: u64,
+    pub metric: MetricId,
+    /// How long Criterion runs the benchmark under the profiler, seconds
+    /// (1 to 86400).
+    #[arg(long, default_value = "5")]
+    pub seconds: Secs,
     /// A saved run (directory, or MACHINE/LABEL under results/) to
     /// compare with: draws a differential flamegraph.
     #[arg(long, value_name = "RUN")]
-    pub vs: Option<String>,
+    pub vs: Option<RunSpec>,
 }
 
 fn cargo() -> String {
@@ -45,24 +47,16 @@ fn cargo() -> String {
 }
 
 pub fn run(opts: Args) -> Result<()> {
-    let metric = all_metrics().find(|m| m.id == opts.metric).ok_or_else(|| {
-        anyhow!(
-            "unknown metric {:?}: `lmbench list` shows every metric id",
-            opts.metric
-        )
-    })?;
+    let metric = opts.metric.0;
     let program = metric.id.split('/').next().unwrap_or(metric.id);
     if !PROGRAMS.iter().any(|p| p.name == program) {
         bail!("metric {} has no bench program {program}", metric.id);
-    }
-    if opts.seconds == 0 {
-        bail!("--seconds must be at least 1");
     }
     let root = workspace::root();
     // Read the baseline first: a typo in RUN should not cost a profile.
     let baseline = match &opts.vs {
         Some(run) => {
-            let saved = crate::store::resolve(run)?;
+            let saved = crate::store::resolve(run.as_str())?;
             let path = crate::store::saved_profile(&saved, metric.id).with_context(|| {
                 format!(
                     "saved run {} has no profile of {}: `lmbench profile {}` before `lmbench save` stores one",
@@ -97,7 +91,7 @@ pub fn run(opts: Args) -> Result<()> {
         .join(metric.id)
         .join("profile");
     let filter = format!("^{}$", regex::escape(metric.id));
-    let seconds = opts.seconds.to_string();
+    let seconds = opts.seconds.secs().to_string();
     let bench_args = [
         "bench",
         "--quiet",

@@ -6,6 +6,7 @@
 use anyhow::{bail, Result};
 
 use crate::{criterion_files, store};
+use lmbench::flags::{BaselineName, RunSpec};
 
 /// Directory names Criterion uses itself inside a benchmark's directory.
 const RESERVED: &[&str] = &["new", "change", "report", "profile"];
@@ -14,15 +15,15 @@ const RESERVED: &[&str] = &["new", "change", "report", "profile"];
 #[derive(clap::Args)]
 pub struct Args {
     /// The saved run: MACHINE/LABEL under results/, or a run's directory.
-    pub run: String,
+    pub run: RunSpec,
     /// Baseline name (default: the run's label).
     #[arg(long = "as", value_name = "NAME")]
-    pub name: Option<String>,
+    pub name: Option<BaselineName>,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let name = args.name.as_deref();
-    let run = store::resolve(&args.run)?;
+    let name = args.name.as_ref().map(BaselineName::as_str);
+    let run = store::resolve(args.run.as_str())?;
     let Some(label) = name.or(run.label()) else {
         bail!("`latest` is already Criterion's live results; restore a saved run");
     };

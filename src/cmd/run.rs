@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 use crate::run::{MetricStats, Origin, Run};
 use crate::saving::{self, Target};
 use crate::workspace;
+use lmbench::flags::{Budget, Count, Label, MachineName, MetricFilter, Percent, RunSpec, Secs};
+use lmbench::session::{MeasureOptions, SaveTo};
 
 mod eta;
 pub mod failures;
@@ -25,7 +27,7 @@ mod rounds;
 // What `kernels` shares with `run`: durations, exact filters, pooling,
 // and the undecided metrics of a budget.
 pub use eta::left as eta_left;
-pub use rounds::{exact as exact_filter, parse_duration, undecided, Rng};
+pub use rounds::{exact as exact_filter, undecided, Rng};
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -35,8 +37,8 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// Before starting, wait until other work uses under 5% of a CPU,
-    /// at most SECS seconds (`--wait-idle=SECS`, default 300), then start
-    /// anyway.
+    /// at most SECS seconds (`--wait-idle=SECS`, 1 to 86400, default
+    /// 300), then start anyway.
     #[arg(
         long,
         value_name = "SECS",
@@ -44,34 +46,34 @@ pub struct Args {
         require_equals = true,
         default_missing_value = "300"
     )]
-    pub wait_idle: Option<u64>,
+    pub wait_idle: Option<Secs>,
     /// Only metrics whose id matches this regular expression.
-    pub filter: Option<String>,
-    /// Repeat the suite N times, each round in a new random order of
-    /// programs; with --save, one run pools all samples.
-    #[arg(long, default_value_t = 1, conflicts_with = "budget")]
-    pub runs: u32,
-    /// Spend this long (90s, 15m, 1h; the first round whatever it takes):
-    /// after a first round of everything, re-measure only the metrics
-    /// still undecided (those behind lmbench's own columns first, then the
-    /// summary's other columns, then the rest), until each is decided or
-    /// the time is up.
+    pub filter: Option<MetricFilter>,
+    /// Repeat the suite N times (1 to 1000), each round in a new random
+    /// order of programs; with --save, one run pools all samples.
+    #[arg(long, default_value = "1", conflicts_with = "budget")]
+    pub runs: Count,
+    /// Spend this long (90s, 15m, 1h; at most 168h; the first round
+    /// whatever it takes): after a first round of everything, re-measure
+    /// only the metrics still undecided (those behind lmbench's own
+    /// columns first, then the summary's other columns, then the rest),
+    /// until each is decided or the time is up.
     #[arg(long, value_name = "DURATION")]
-    pub budget: Option<String>,
+    pub budget: Option<Budget>,
     /// With --budget: undecided means against this run (a baseline,
     /// MACHINE/LABEL), and the comparison is printed at the end.
     #[arg(long, value_name = "RUN", requires = "budget")]
-    pub against: Option<String>,
-    /// The change that matters, percent (what "decided" means for
-    /// --budget, as `compare --threshold`).
-    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
-    pub threshold: f64,
+    pub against: Option<RunSpec>,
+    /// With --budget: the change that matters, percent (what "decided"
+    /// means, as `compare --threshold`).
+    #[arg(long, default_value = "5", value_name = "PCT", requires = "budget")]
+    pub threshold: Percent,
     /// At the end, save the run as results/<machine>/<LABEL>/.
     #[arg(long, value_name = "LABEL")]
-    pub save: Option<String>,
+    pub save: Option<Label>,
     /// With --save: the machine name (default: the host name).
     #[arg(long, requires = "save")]
-    pub machine: Option<String>,
+    pub machine: Option<MachineName>,
     /// With --save: replace an existing label.
     #[arg(long, requires = "save")]
     pub force: bool,
@@ -94,6 +96,28 @@ pub struct Args {
     pub keep_going: bool,
 }
 
+impl Args {
+    /// The session these flags ask for.
+    pub fn options(&self) -> MeasureOptions {
+        MeasureOptions {
+            quick: self.quick,
+            wait_idle: self.wait_idle,
+            filter: self.filter.clone(),
+            runs: self.runs,
+            budget: self.budget,
+            against: self.against.clone(),
+            threshold: self.threshold,
+            save: self.save.clone().map(|label| SaveTo {
+                label,
+                machine: self.machine.clone(),
+                force: self.force,
+            }),
+            paired: self.paired,
+            fail_fast: self.fail_fast,
+        }
+    }
+}
+
 /// What `measure` made: the run, the `--against` run it was settled
 /// against, and the programs that failed (the run went on past them).
 pub struct Measured {
@@ -108,7 +132,8 @@ fn cargo() -> String {
 
 /// `lmbench run`: measure, print the summary (and the comparison with
 /// `--against`).
-pub fn run(opts: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<()> {
+    let opts = args.options();
     let Measured {
         run,
         against,
@@ -117,7 +142,7 @@ pub fn run(opts: Args) -> Result<()> {
     print!("{}", crate::report::render(std::slice::from_ref(&run))?);
     if let Some(old) = against {
         let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(&old, &run, opts.threshold, busy, None, None);
+        let c = super::compare::comparison(&old, &run, opts.threshold.get(), busy, None, None);
         print!("\n{}", super::compare::render(&old, &run, &c, busy));
     }
     if !failed.is_empty() {
@@ -134,24 +159,24 @@ pub fn run(opts: Args) -> Result<()> {
 
 /// Measures as `opts` say: the run made (as saved, with --save) and the
 /// `--against` run it was settled against.
-pub fn measure(opts: &Args) -> Result<Measured> {
+pub fn measure(opts: &MeasureOptions) -> Result<Measured> {
     // A bad baseline is one line before anything runs.
     let against = opts
         .against
-        .as_deref()
-        .map(crate::store::resolve)
+        .as_ref()
+        .map(|r| crate::store::resolve(r.as_str()))
         .transpose()?;
-    let save = opts.save.clone().map(|label| Target {
-        label,
-        machine: opts.machine.clone(),
-        force: opts.force,
+    let save = opts.save.clone().map(|s| Target {
+        label: s.label.into(),
+        machine: s.machine.map(Into::into),
+        force: s.force,
     });
     // What each step runs: a program and the filter its bench gets.
     let plan::Plan {
         mut steps,
         mut programs,
         results: filter,
-    } = plan::plan(opts.filter.as_deref(), opts.paired)?;
+    } = plan::plan(opts.filter.as_ref().map(MetricFilter::as_str), opts.paired)?;
     // A budget is for comparing: the floors (a bench process each, for
     // `summary --floors`) are left to `run --paired` unless a FILTER asks
     // for them.
@@ -163,9 +188,6 @@ pub fn measure(opts: &Args) -> Result<Measured> {
     // A bad LMBENCH_FSDIR is one line before anything builds or runs; this
     // also sweeps scratch directories left by benches killed with SIGKILL.
     lmbench_support::fs::prepare_scratch_root()?;
-    if opts.runs == 0 {
-        bail!("--runs must be at least 1");
-    }
     // Check the label before a long run, and take the machine facts (load
     // average above all) as they were at the start.
     let machine = save.as_ref().map(saving::precheck).transpose()?;
@@ -180,20 +202,16 @@ pub fn measure(opts: &Args) -> Result<Measured> {
 
     build_benches(&programs)?;
 
-    idle_check(opts.wait_idle.map(std::time::Duration::from_secs));
+    idle_check(opts.wait_idle.map(Secs::get));
 
     let total = Instant::now();
-    let budget = opts
-        .budget
-        .as_deref()
-        .map(rounds::parse_duration)
-        .transpose()?;
+    let budget = opts.budget.map(Budget::get);
     let mut rng = rounds::Rng::from_clock();
     let mut costs = rounds::Costs::default();
     let mut durations = eta::Durations::load(&log_dir, opts.quick);
     let mut failed: Vec<failures::Failure> = Vec::new();
     let mut reps: Vec<BTreeMap<String, MetricStats>> = Vec::new();
-    let full_rounds = if budget.is_some() { 1 } else { opts.runs };
+    let full_rounds = if budget.is_some() { 1 } else { opts.runs.get() };
     for rep in 1..=full_rounds {
         // Results older than this are not this repetition's (a skipped
         // metric, e.g. a remote one without LMBENCH_REMOTE, keeps the
@@ -267,14 +285,14 @@ pub fn measure(opts: &Args) -> Result<Measured> {
     if let Some(budget) = budget {
         let against = opts
             .against
-            .as_deref()
-            .map(crate::store::resolve)
+            .as_ref()
+            .map(|r| crate::store::resolve(r.as_str()))
             .transpose()?;
         let mut unmeasured = std::collections::BTreeSet::new();
         loop {
             let left = budget.saturating_sub(total.elapsed());
             let so_far = pooled_run(&reps, &facts, &failed);
-            let mut undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold);
+            let mut undecided = rounds::undecided(&so_far, against.as_ref(), opts.threshold.get());
             undecided.retain(|c| !unmeasured.contains(&c.id));
             if undecided.is_empty() {
                 eprintln!(

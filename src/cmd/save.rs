@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use crate::run::Run;
 use crate::saving::{self, Target};
 use crate::store;
+use lmbench::flags::{Label, MachineName, MetricFilter};
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -14,25 +15,27 @@ pub struct Args {
     /// The name of this run: saved as results/MACHINE/LABEL (an existing
     /// one is kept unless --force).
     #[arg(long)]
-    pub label: String,
+    pub label: Label,
     /// Default: the host name.
     #[arg(long)]
-    pub machine: Option<String>,
+    pub machine: Option<MachineName>,
     /// Replace an existing label.
     #[arg(long)]
     pub force: bool,
     /// Only metrics whose id matches this regular expression.
     #[arg(long)]
-    pub filter: Option<String>,
+    pub filter: Option<MetricFilter>,
 }
 
 /// Keeps only the metrics matching `filter`.
-pub fn retain_matching(run: &mut Run, filter: Option<&str>) -> Result<()> {
+pub fn retain_matching(run: &mut Run, filter: Option<&MetricFilter>) -> Result<()> {
     if let Some(f) = filter {
-        let re = crate::filter::metric_regex(f, "FILTER")?;
-        run.metrics.retain(|id, _| re.is_match(id));
+        run.metrics.retain(|id, _| f.is_match(id));
         if run.metrics.is_empty() {
-            bail!("no Criterion results match {f:?}: nothing to save");
+            bail!(
+                "no Criterion results match {:?}: nothing to save",
+                f.as_str()
+            );
         }
     }
     Ok(())
@@ -43,13 +46,13 @@ pub fn run(args: Args) -> Result<()> {
     // Held shared until the save is done: no run starts meanwhile.
     let _no_run = lmbench::lock::refuse_during_run()?;
     let target = Target {
-        label: args.label,
-        machine: args.machine,
+        label: args.label.into(),
+        machine: args.machine.map(Into::into),
         force: args.force,
     };
     let machine = saving::precheck(&target)?;
     let mut live = store::live()?;
-    retain_matching(&mut live, args.filter.as_deref())?;
+    retain_matching(&mut live, args.filter.as_ref())?;
     saving::save_run(live, &machine, &target)?;
     Ok(())
 }

@@ -5,9 +5,9 @@
 //! stops it cleanly.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use lmbench::flags::{self, Secs};
 use lmbench_support::machine::Facts;
 use lmbench_support::remote::client::TOKEN_ENV;
 use lmbench_support::remote::server::{self, Config, Server};
@@ -17,14 +17,23 @@ use lmbench_support::remote::server::{self, Config, Server};
 pub struct Args {
     /// IP:PORT of the control port; nothing else is bound but services
     /// on the address a client reaches.
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub listen: String,
-    /// A shared secret clients must present (default: $LMBENCH_TOKEN).
-    #[arg(long)]
+    #[arg(long, value_name = "ADDR:PORT", value_parser = flags::with(parse_listen))]
+    pub listen: SocketAddr,
+    /// A shared secret clients must present (default: $LMBENCH_TOKEN):
+    /// 1-128 printable ASCII characters without spaces.
+    #[arg(long, value_parser = flags::with(|t| check_token(t).map(|()| t.to_string()).map_err(|e| e.to_string())))]
     pub token: Option<String>,
-    /// Close a session or service idle for this many seconds.
-    #[arg(long, default_value_t = 60, value_name = "SECS")]
-    pub idle: u64,
+    /// Close a session or service idle for this many seconds (1 to 86400).
+    #[arg(long, default_value = "60", value_name = "SECS")]
+    pub idle: Secs,
+}
+
+fn parse_listen(s: &str) -> std::result::Result<SocketAddr, String> {
+    s.parse().map_err(|_| {
+        "want IP:PORT, e.g. 192.0.2.7:31234 or [2001:db8::7]:31234 (there is no default: \
+         the server listens only where you say)"
+            .to_string()
+    })
 }
 
 /// A token is one word of printable ASCII (it travels in a protocol line).
@@ -36,16 +45,7 @@ fn check_token(t: &str) -> Result<()> {
 }
 
 pub fn run(opts: Args) -> Result<()> {
-    let listen: SocketAddr = opts.listen.parse().map_err(|_| {
-        anyhow::anyhow!(
-            "bad --listen {:?}: want IP:PORT, e.g. 192.0.2.7:31234 or [2001:db8::7]:31234 \
-             (there is no default: the server listens only where you say)",
-            opts.listen
-        )
-    })?;
-    if opts.idle == 0 {
-        bail!("--idle must be at least 1 second");
-    }
+    let listen = opts.listen;
     let token = match opts.token {
         Some(t) => Some(t),
         None => std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()),
@@ -57,7 +57,7 @@ pub fn run(opts: Args) -> Result<()> {
     let cfg = Config {
         listen,
         token,
-        idle: Duration::from_secs(opts.idle),
+        idle: opts.idle.get(),
         host: facts.get("host").unwrap_or("unknown").to_string(),
         os: facts.os_label(),
     };

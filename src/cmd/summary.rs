@@ -2,12 +2,13 @@
 //! [--busy-threshold PCT] [--floors]`: the tables of `crate::report`, one
 //! row per run (live results or saved runs).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::cells::Spread;
 use crate::export::Format;
 use crate::report::{render_as, Options};
 use crate::store;
+use lmbench::flags::{BusyShare, RunSpec};
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -15,7 +16,7 @@ pub struct Args {
     /// The runs, one row each: `latest` (Criterion's live results, the
     /// default), MACHINE/LABEL under results/, or a run's directory.
     #[arg(value_name = "RUN")]
-    pub runs: Vec<String>,
+    pub runs: Vec<RunSpec>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -32,8 +33,8 @@ pub struct Args {
     pub spread: Option<Spread>,
     /// Mark figures measured while other work used at least PCT% of a
     /// CPU.
-    #[arg(long, value_name = "PCT", default_value_t = super::BUSY_PCT)]
-    pub busy_threshold: f64,
+    #[arg(long, value_name = "PCT", default_value_t = BusyShare::DEFAULT)]
+    pub busy_threshold: BusyShare,
     /// Instead of the tables: each metric that has a floor (a bare loop
     /// of its operation, `lmbench run floor`) beside it, and the ratio.
     #[arg(long, conflicts_with = "spread")]
@@ -46,12 +47,9 @@ pub fn run(args: Args) -> Result<()> {
     let opts = Options {
         format: args.format,
         spread: args.spread,
-        busy_cpus: args.busy_threshold / 100.0,
+        busy_cpus: args.busy_threshold.cpus(),
         floors: args.floors,
     };
-    if !(opts.busy_cpus.is_finite() && opts.busy_cpus > 0.0) {
-        bail!("--busy-threshold must be a percentage of a CPU > 0");
-    }
     let runs = if specs.is_empty() {
         vec![store::live()?]
     } else {

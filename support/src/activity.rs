@@ -101,6 +101,32 @@ pub struct Activity {
 }
 
 impl Activity {
+    /// What is wrong with this record as read from a file, if anything,
+    /// as "has ...": every figure finite and not negative.
+    pub fn defect(&self) -> Option<String> {
+        let figures = [
+            ("wall_s", Some(self.wall_s)),
+            ("ours_cpu_s", self.ours_cpu_s),
+            ("others_cpu_s", self.others_cpu_s),
+            ("kernel_cpu_s", self.kernel_cpu_s),
+            ("steal_s", self.steal_s),
+            ("irq_s", self.irq_s),
+            ("busy_cpus", self.busy_cpus),
+            ("ctxt_per_s", self.ctxt_per_s),
+            ("intr_per_s", self.intr_per_s),
+            ("load_start", self.load_start),
+            ("load_end", self.load_end),
+        ];
+        let procs = self
+            .top
+            .iter()
+            .map(|p| ("a top process's cpu_s", Some(p.cpu_s)));
+        figures.into_iter().chain(procs).find_map(|(what, v)| {
+            v.filter(|v| !(v.is_finite() && *v >= 0.0))
+                .map(|v| format!("activity {what} {v} (must be finite and not negative)"))
+        })
+    }
+
     /// CPUs' worth of other work during the window: other processes plus
     /// steal. `None` where the OS cannot tell others from us.
     pub fn other_cpus(&self) -> Option<f64> {

@@ -12,32 +12,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use anyhow::{bail, Result};
 use lmbench_support::catalog::{floor, Metric, Program, TABLES};
 
 use super::plan::Step;
 use crate::run::Run;
 use crate::verdict::{self, Verdict};
-
-/// Parses a duration: a number with `s`, `m` or `h` ("90s", "15m",
-/// "1.5h"); a bare number is minutes.
-pub fn parse_duration(s: &str) -> Result<Duration> {
-    let t = s.trim();
-    let (num, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&t[..i], &t[i..]),
-        None => (t, "m"),
-    };
-    let scale = match unit {
-        "s" | "sec" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => bail!("--budget {s:?}: give a duration such as 90s, 15m or 1h"),
-    };
-    match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(Duration::from_secs_f64(v * scale)),
-        _ => bail!("--budget {s:?}: give a duration such as 90s, 15m or 1h"),
-    }
-}
 
 /// SplitMix64: a small seeded generator for the order of a round.
 pub struct Rng(pub u64);
@@ -308,18 +287,6 @@ pub fn exact(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_parse_and_bad_ones_are_refused() {
-        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
-        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
-        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(120));
-        for bad in ["", "m", "-3m", "5x", "nanm"] {
-            let e = parse_duration(bad).unwrap_err().to_string();
-            assert!(e.contains("such as 90s"), "{bad}: {e}");
-        }
-    }
 
     #[test]
     fn a_shuffle_keeps_programs_together_and_floors_after_their_metric() {
