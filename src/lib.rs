@@ -5,6 +5,9 @@
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
+// No unwrap on what input can reach: an error, or an `expect` that
+// states the invariant (tests may unwrap: clippy.toml).
+#![warn(clippy::unwrap_used)]
 
 pub mod cells;
 pub mod columns;

@@ -1,5 +1,8 @@
 //! `lmbench`: run the suite, print lmbench's summary tables, list metrics.
 //! This file only parses the command line and dispatches (`cmd/`).
+// No unwrap on what input can reach: an error, or an `expect` that
+// states the invariant (tests may unwrap: clippy.toml).
+#![warn(clippy::unwrap_used)]
 
 #[cfg(test)]
 mod cli_tests;

@@ -33,6 +33,9 @@
 //! - [`remote`]: `lmbench serve`, its protocol, and the remote benches' client.
 //! - [`target_dir`]: where cargo's target directory and Criterion's files
 //!   are, the one rule benches and CLI share.
+// No unwrap on what input can reach: an error, or an `expect` that
+// states the invariant (tests may unwrap: clippy.toml).
+#![warn(clippy::unwrap_used)]
 
 pub mod activity;
 #[cfg(target_os = "linux")]

@@ -24,6 +24,9 @@
 //!
 //! Needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and, for `nft`, the
 //! `ip` and `nft` commands. Linux only.
+// No unwrap on what input can reach: an error, or an `expect` that
+// states the invariant (tests may unwrap: clippy.toml).
+#![warn(clippy::unwrap_used)]
 
 #[cfg(target_os = "linux")]
 mod linux;
