@@ -109,9 +109,15 @@ fn guest_dirs() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A guest of this checkout's still running (another checkout's sitting
+/// on the same machine is not this test's to see).
 fn qemu_running() -> bool {
+    let pattern = format!(
+        "{}/target/lmbench/kernels/guest-",
+        env!("CARGO_MANIFEST_DIR")
+    );
     Command::new("pgrep")
-        .args(["-f", "target/lmbench/kernels/guest-"])
+        .args(["-f", &pattern])
         .output()
         .is_ok_and(|o| o.status.success())
 }
