@@ -100,16 +100,11 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Asserts a value refused by the command line's parser: exit 2, one
-/// `error:` line that contains `needle` (clap's, with its usage tip), no
-/// panic.
+/// Asserts a value refused by the command line's parser: exit 2 and the
+/// one `lmbench:` line every error prints, containing `needle`.
 pub fn refused_by_parser(o: &Output, needle: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "want one error line: {err:?}");
-    assert!(errors[0].contains(needle), "want {needle:?} in {err:?}");
-    assert!(!err.contains("panicked"), "{err:?}");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+    fails_with(o, needle);
 }
 
 /// Asserts the promised failure: non-zero exit, one line on stderr that
