@@ -198,12 +198,6 @@ impl Percent {
     }
 }
 
-impl fmt::Display for Percent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
 impl FromStr for Percent {
     type Err = String;
     fn from_str(s: &str) -> Result<Percent, String> {
@@ -291,12 +285,6 @@ impl AsRef<str> for RunSpec {
     }
 }
 
-impl fmt::Display for RunSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl FromStr for RunSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<RunSpec, String> {
@@ -352,10 +340,35 @@ impl FromStr for MetricId {
     }
 }
 
-/// A whole number of at least 1 and at most 1000 (`--runs`): more rounds
-/// than that would not end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Count(u32);
+/// A whole number within a range, parsed by [`whole`].
+macro_rules! whole_type {
+    ($(#[$doc:meta])* $t:ident, $lo:literal..=$hi:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $t(u32);
+
+        impl FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<$t, String> {
+                whole(s, $lo, $hi).map($t)
+            }
+        }
+    };
+}
+
+whole_type!(
+    /// A whole number of at least 1 and at most 1000 (`--runs`): more
+    /// rounds than that would not end.
+    Count,
+    1..=1000
+);
+
+whole_type!(
+    /// A number of seconds from 1 to a day (`--wait-idle`, `serve
+    /// --idle`, `profile --seconds`).
+    Secs,
+    1..=86_400
+);
 
 impl Count {
     pub const ONE: Count = Count(1);
@@ -364,24 +377,6 @@ impl Count {
         self.0
     }
 }
-
-impl fmt::Display for Count {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl FromStr for Count {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Count, String> {
-        whole(s, 1, 1000).map(Count)
-    }
-}
-
-/// A number of seconds from 1 to a day (`--wait-idle`, `serve --idle`,
-/// `profile --seconds`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Secs(u32);
 
 impl Secs {
     pub fn get(self) -> Duration {
@@ -392,18 +387,18 @@ impl Secs {
     }
 }
 
-impl fmt::Display for Secs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
+/// Displays a flag's value as given (its inner value).
+macro_rules! display_as_given {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+    )*};
 }
 
-impl FromStr for Secs {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Secs, String> {
-        whole(s, 1, 86_400).map(Secs)
-    }
-}
+display_as_given!(Percent, RunSpec, Count, Secs);
 
 #[cfg(test)]
 mod tests {

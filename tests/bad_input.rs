@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails_with, snapshot, Env};
+use common::{damage, fails_with, snapshot, Env};
 
 /// A results dir holding `vm/good`, and a snapshot of it.
 fn with_saved_run() -> (Env, std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>) {
@@ -259,32 +259,38 @@ fn bad_flags_end_before_anything_is_built() {
 }
 
 /// A saved run whose figures are damaged (negative sample times, zero
-/// iteration counts) is refused by every command that reads it, naming
-/// the metric, before anything is shown.
+/// iteration counts, lengths that differ...) is refused by every command
+/// that reads it, naming the metric, before anything is shown.
 #[test]
 fn damaged_figures_are_refused_as_corrupt() {
     let (env, _) = with_saved_run();
     let path = env.results().join("vm/good/run.json");
     let good: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let id = good["metrics"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
-    for (field, value, needle) in [
-        ("times_ns", -3.0, "sample time -3"),
-        ("iters", 0.0, "iteration count 0"),
-    ] {
+    let id = damage::first_metric(&good);
+    let metric = &good["metrics"][&id];
+    for d in damage::damages()
+        .into_iter()
+        .filter(|d| d.named && d.applies_to(metric))
+    {
         let mut v = good.clone();
-        v["metrics"][&id][field][0] = value.into();
+        (d.mutate)(&mut v["metrics"][&id]);
         std::fs::write(&path, v.to_string()).unwrap();
-        let want = format!("is corrupt: {id} has {needle}");
-        fails_with(&env.lmbench(&["summary", "vm/good"]), &want);
-        fails_with(&env.lmbench(&["compare", "vm/good", "vm/good"]), &want);
-        let o = env.lmbench(&["check", "vm/good", "--new", "vm/good"]);
-        assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
-        fails_with(&o, &want);
+        let want = format!("is corrupt: {id} has ");
+        for args in [
+            &["summary", "vm/good"][..],
+            &["compare", "vm/good", "vm/good"],
+            &["check", "vm/good", "--new", "vm/good"],
+        ] {
+            let o = env.lmbench(args);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{}: {}",
+                d.what,
+                common::stderr(&o)
+            );
+            fails_with(&o, &want);
+            fails_with(&o, d.needle);
+        }
     }
 }

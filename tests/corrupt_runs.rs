@@ -4,7 +4,10 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+
+mod common;
+use common::damage;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/vm/remote-veth-quick");
 
@@ -28,84 +31,23 @@ fn the_seed_loads() {
 #[test]
 fn damaged_figures_are_refused_naming_the_metric() {
     let (v, machine) = seed();
-    let id = v["metrics"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
-    type Mutation = Box<dyn Fn(&mut Value)>;
-    let cases: Vec<(&str, Mutation, &str)> = vec![
-        (
-            "negative sample time",
-            Box::new(|m| m["times_ns"][1] = json!(-5.0)),
-            "sample time -5",
-        ),
-        (
-            "zero iterations",
-            Box::new(|m| m["iters"][0] = json!(0.0)),
-            "iteration count 0",
-        ),
-        (
-            "no samples",
-            Box::new(|m| {
-                m["iters"] = json!([]);
-                m["times_ns"] = json!([]);
-            }),
-            "0 iteration counts",
-        ),
-        (
-            "lengths differ",
-            Box::new(|m| {
-                m["iters"].as_array_mut().unwrap().pop();
-            }),
-            "sample times",
-        ),
-        // JSON has no NaN: an overflowing figure is what a file can hold.
-        (
-            "infinite statistic",
-            Box::new(|m| m["median_ns"] = json!("NaN")),
-            "is corrupt",
-        ),
-        (
-            "rep sizes off",
-            Box::new(|m| m["rep_sizes"] = json!([1, 2])),
-            "rep_sizes",
-        ),
-        (
-            "zero bytes",
-            Box::new(|m| m["bytes_per_iter"] = json!(0)),
-            "bytes_per_iter 0",
-        ),
-        (
-            "negative activity",
-            Box::new(|m| m["activity"][0]["wall_s"] = json!(-1.0)),
-            "wall_s -1",
-        ),
-        (
-            "a key removed",
-            Box::new(|m| {
-                m.as_object_mut().unwrap().remove("times_ns");
-            }),
-            "is corrupt",
-        ),
-        (
-            "a type changed",
-            Box::new(|m| m["iters"] = json!("23")),
-            "is corrupt",
-        ),
-    ];
-    for (what, mutate, needle) in cases {
+    let id = damage::first_metric(&v);
+    for d in damage::damages() {
+        assert!(
+            d.applies_to(&v["metrics"][&id]),
+            "{}: the seed lacks it",
+            d.what
+        );
         let mut bad = v.clone();
-        mutate(&mut bad["metrics"][&id]);
+        (d.mutate)(&mut bad["metrics"][&id]);
+        let what = d.what;
         let e = load(&bad, &machine)
             .map(|_| ())
             .expect_err(what)
             .to_string();
         assert!(e.contains("run.json is corrupt"), "{what}: {e}");
-        assert!(e.contains(needle), "{what}: want {needle:?} in {e}");
-        if needle != "is corrupt" {
+        assert!(e.contains(d.needle), "{what}: want {:?} in {e}", d.needle);
+        if d.named {
             assert!(e.contains(&format!("{id} has")), "{what}: {e}");
         }
         assert_eq!(e.lines().count(), 1, "{what}: {e}");

@@ -26,6 +26,7 @@ mod guest;
 mod image;
 mod initramfs;
 mod sitting;
+mod timeline;
 
 use guest::Accel;
 pub use guest::Interrupted;

@@ -3,6 +3,7 @@
 //! runner for the built `lmbench` binary pointed at both by environment.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod damage;
 pub mod import;
 pub mod serve;
 

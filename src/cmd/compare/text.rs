@@ -212,7 +212,10 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     if !bimodal.is_empty() {
         out.push_str("bimodal (compared inside the main mode; the share of the fast mode moves with placement):\n");
         for r in bimodal {
-            let m = r.modes.as_ref().expect("filtered");
+            let m = r
+                .modes
+                .as_ref()
+                .expect("bimodal holds only rows with modes");
             let unit = |ns: f64| {
                 lmbench_support::catalog::Metric::by_id(&r.id)
                     .and_then(|x| x.unit.from_ns_per_iter(ns, None))

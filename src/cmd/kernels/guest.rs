@@ -165,9 +165,14 @@ while IFS="$tab" read -r name exe filter; do
     echo "@@ rc $name $rc"
     echo "=== rc $name $rc" >&3
 done < /lmbench/steps
+# Only the files the host reads (each bench's new/ three and the
+# harness's record after them, which must not be older than its
+# estimates): the serial port is slow, and Criterion's copies (base/,
+# tukey.json) would double what it carries.
 if [ -d /scratch/criterion ]; then
     cd /scratch/criterion
-    find . -type f | while read -r f; do send "file ${{f#./}}" "$f"; done
+    {{ find . -type f -path '*/new/*' \( -name estimates.json -o -name sample.json -o -name benchmark.json \)
+       find . -type f -name {activity}; }} | while read -r f; do send "file ${{f#./}}" "$f"; done
 fi
 echo "=== done" >&3
 echo "@@ done"
@@ -175,7 +180,8 @@ sync
 reboot -f
 "#,
         peer = peer.display(),
-        rig = rig.display()
+        rig = rig.display(),
+        activity = lmbench_support::activity::ACTIVITY_FILE,
     )
 }
 

@@ -13,6 +13,7 @@ use lmbench_support::machine::Facts;
 use super::exes::Built;
 use super::guest::{self, Accel, Event, Machine};
 use super::image::Side;
+use super::timeline::Timeline;
 use crate::cmd::run::failures::{self, Failure};
 use crate::run::{MetricStats, Origin, Run};
 use crate::saving::Target;
@@ -394,10 +395,15 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
     let mut reasons: BTreeMap<String, (Option<String>, String)> = BTreeMap::new();
     let mut previous = String::new();
     let mut rig_size = None;
+    let mut clock = Timeline::start();
     guest::boot(&qemu, log, |event, log| {
         match event {
-            Event::Init(release) => eprintln!("      guest up: Linux {release}"),
+            Event::Init(release) => {
+                clock.init();
+                eprintln!("      guest up: Linux {release}")
+            }
             Event::Settled(waited, busiest) => {
+                clock.settled();
                 eprintln!(
                     "      quiet after {waited} s of guest time (busiest since boot: {busiest})"
                 )
@@ -407,10 +413,12 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
                 rig_size = Some(size.to_string());
             }
             Event::Step(name) => {
+                clock.step(name);
                 eprintln!("      {name}");
                 step_start.insert(name.to_string(), log.stream_position()?);
             }
             Event::Rc(name, rc) if rc != 0 => {
+                clock.end_step();
                 let from = step_start.get(name).copied().unwrap_or(0);
                 let text = std::fs::read(super::log_path()).unwrap_or_default();
                 let output = String::from_utf8_lossy(text.get(from as usize..).unwrap_or(&[]));
@@ -419,7 +427,11 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
                     failures::reason(&output, &format!("exit status: {rc}")),
                 );
             }
-            Event::Rc(..) => {}
+            Event::Rc(name, _) => {
+                if let Some(took) = clock.end_step() {
+                    writeln!(log, "### {name}: {:.1} s on the host", took.as_secs_f64())?;
+                }
+            }
             Event::Line(line) => {
                 if let Some((id, rest)) = line.split_once("time:") {
                     let id = if id.trim().is_empty() {
@@ -435,6 +447,9 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
         Ok(())
     })
     .with_context(|| format!("booting {}", side_name(side, i)))?;
+    let spent = clock.summary();
+    eprintln!("      {spent}");
+    writeln!(log, "### boot {}: {spent}", side_name(side, i))?;
     let bytes = std::fs::read(&data)
         .with_context(|| format!("reading the guest's results {}", data.display()))?;
     let r = guest::unpack(&bytes, &home)?;

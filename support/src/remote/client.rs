@@ -205,9 +205,9 @@ impl Session {
     pub fn open_udp(&mut self, svc: Service, timeout: Duration) -> io::Result<UdpSocket> {
         let at = self.open(svc)?;
         let any: SocketAddr = if at.is_ipv4() {
-            "0.0.0.0:0".parse().expect("address")
+            (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
         } else {
-            "[::]:0".parse().expect("address")
+            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
         };
         let s = UdpSocket::bind(any)?;
         s.connect(at)?;
