@@ -111,15 +111,9 @@ fn file_size() -> usize {
     (lmbench_support::bw::machine_top_size().0 as usize).max(MIN_FILE)
 }
 
-/// A fixed-seed xorshift shuffle: the same random order every run.
+/// A fixed-seed shuffle: the same random order every run.
 fn shuffle(v: &mut [usize]) {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for i in (1..v.len()).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.swap(i, (x % (i as u64 + 1)) as usize);
-    }
+    lmbench_support::rng::SplitMix64(0x9e37_79b9_7f4a_7c15).shuffle(v);
 }
 
 /// What one pass maps and touches.

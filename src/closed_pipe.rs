@@ -14,13 +14,12 @@ use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 
-/// The status of a command stopped by a closed pipe.
-pub const STATUS: u8 = 141;
+use crate::exit::{Outcome, CLOSED_PIPE as STATUS};
 
 /// Runs `command` and maps its outcome to the process status: `on_error`
 /// for an error, [`STATUS`] when standard output was closed under it.
 pub fn run(
-    command: impl FnOnce() -> anyhow::Result<()>,
+    command: impl FnOnce() -> anyhow::Result<Outcome>,
     on_error: impl FnOnce(anyhow::Error) -> ExitCode,
 ) -> ExitCode {
     let default_hook = panic::take_hook();
@@ -30,7 +29,7 @@ pub fn run(
         }
     }));
     match panic::catch_unwind(AssertUnwindSafe(command)) {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Ok(outcome)) => outcome.into(),
         Ok(Err(e)) if is_closed_pipe_error(&e) => ExitCode::from(STATUS),
         Ok(Err(e)) => on_error(e),
         Err(payload) if is_closed_pipe_panic(payload.as_ref()) => ExitCode::from(STATUS),
@@ -63,17 +62,24 @@ mod tests {
 
     #[test]
     fn a_closed_pipe_ends_with_its_status_and_other_errors_with_theirs() {
-        let closed = || -> anyhow::Result<()> {
+        let closed = || -> anyhow::Result<Outcome> {
             Err(anyhow::Error::new(io::Error::from(io::ErrorKind::BrokenPipe)).context("writing"))
         };
         assert_eq!(run(closed, |_| ExitCode::from(2)), ExitCode::from(STATUS));
-        let other = || -> anyhow::Result<()> { Err(anyhow::anyhow!("no such run")) };
+        let other = || -> anyhow::Result<Outcome> { Err(anyhow::anyhow!("no such run")) };
         assert_eq!(run(other, |_| ExitCode::from(2)), ExitCode::from(2));
-        let panicked = || -> anyhow::Result<()> {
+        let panicked = || -> anyhow::Result<Outcome> {
             panic!("failed printing to stdout: Broken pipe (os error 32)")
         };
         assert_eq!(run(panicked, |_| ExitCode::from(2)), ExitCode::from(STATUS));
-        assert_eq!(run(|| Ok(()), |_| ExitCode::from(2)), ExitCode::SUCCESS);
+        assert_eq!(
+            run(|| Ok(Outcome::Done), |_| ExitCode::from(2)),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run(|| Ok(Outcome::CannotTell), |_| ExitCode::from(2)),
+            ExitCode::from(125)
+        );
     }
 
     #[test]

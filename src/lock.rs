@@ -93,8 +93,10 @@ pub fn held_by(what: &str, pid: Option<u32>) -> String {
     }
 }
 
-/// Where `lmbench run` keeps its log and lock: `<target>/lmbench/`.
-pub fn run_dir() -> PathBuf {
+/// The suite's working directory, `<target>/lmbench/`: the run lock, the
+/// run's log, the kernels' cache and console (not a saved run: those
+/// are `store::run_dir`, under results/).
+pub fn work_dir() -> PathBuf {
     crate::workspace::target_dir().join("lmbench")
 }
 
@@ -109,7 +111,7 @@ pub fn run_lock_path(log_dir: &Path) -> PathBuf {
 /// the lock shared, so saves go on side by side but no run starts until
 /// they are done.
 pub fn refuse_during_run() -> Result<Option<Flock<File>>> {
-    let path = run_lock_path(&run_dir());
+    let path = run_lock_path(&work_dir());
     if !path.exists() {
         return Ok(None);
     }

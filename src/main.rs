@@ -8,6 +8,7 @@
 mod cli_tests;
 mod closed_pipe;
 mod cmd;
+mod exit;
 mod report;
 mod saving;
 use lmbench::cells;
@@ -50,18 +51,7 @@ fn main() -> ExitCode {
         },
         |e| {
             eprintln!("lmbench: {e:#}");
-            // A run that went on past failed programs measured (and saved)
-            // the rest: not an error that measured nothing.
-            if e.is::<cmd::run::failures::Partial>() {
-                return ExitCode::from(cmd::run::failures::PARTIAL_EXIT);
-            }
-            // Ctrl-C: the shell's code for a command that SIGINT ended.
-            if e.is::<cmd::kernels::Interrupted>() {
-                return ExitCode::from(130);
-            }
-            // 1 is a regression found (`compare --fail-on-regression`,
-            // `check`), 125 "cannot tell" (`check`): an error is neither.
-            ExitCode::from(2)
+            exit::of_error(&e)
         },
     )
 }
@@ -85,7 +75,7 @@ fn refuse(e: clap::Error) -> ExitCode {
                 .find(|a| cli.find_subcommand(a).is_some())
                 .map_or("lmbench".to_owned(), |sub| format!("lmbench {sub}"));
             eprintln!("{}", one_line(&e.render().to_string(), &command));
-            ExitCode::from(2)
+            ExitCode::from(exit::ERROR)
         }
     }
 }

@@ -88,12 +88,13 @@ fn help_names_every_user_variable() {
 
 #[test]
 fn the_readme_lists_every_user_variable() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md"))
+            .expect("docs/reference.md");
     for v in VARIABLES.iter().filter(|v| v.setter == Setter::User) {
         assert!(
             readme.contains(&format!("| `{}` | {} |", v.name, v.meaning)),
-            "{} is not in the README's environment table as --help says it",
+            "{} is not in docs/reference.md's environment table as --help says it",
             v.name
         );
     }

@@ -1,16 +1,17 @@
-//! The README's layout names one owner per concern; every file or
+//! docs/reference.md's layout names one owner per concern; every file or
 //! directory it names must exist, so a move or a rename that forgets the
-//! README fails here instead of sending a newcomer to a missing file.
+//! reference fails here instead of sending a newcomer to a missing file.
 
 use std::path::Path;
 
 #[test]
 fn every_owner_the_readme_names_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let readme =
+        std::fs::read_to_string(root.join("docs/reference.md")).expect("docs/reference.md");
     let start = readme
         .find("\n## Layout")
-        .expect("README has a Layout section");
+        .expect("docs/reference.md has a Layout section");
     let section = &readme[start + 1..];
     let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
     let rows: Vec<&str> = section[..end]
@@ -36,7 +37,7 @@ fn every_owner_the_readme_names_exists() {
             // A pattern (`benches/<program>.rs`) names its directory.
             if let Some(at) = token.find('<') {
                 dir = root.join(&token[..at]);
-                assert!(dir.is_dir(), "the README's layout names {token}");
+                assert!(dir.is_dir(), "docs/reference.md's layout names {token}");
                 continue;
             }
             let path = if token.contains('/') {
@@ -56,6 +57,6 @@ fn every_owner_the_readme_names_exists() {
     }
     assert!(
         missing.is_empty(),
-        "the README's layout names: {missing:#?}"
+        "docs/reference.md's layout names: {missing:#?}"
     );
 }

@@ -26,8 +26,7 @@ use crate::verdict::{Comparison, Row, Verdict};
 use lmbench::flags::{Budget, BusyShare, MetricFilter, Percent, RunSpec};
 use lmbench::session::MeasureOptions;
 
-/// "Cannot tell" for `git bisect run`: skip this commit.
-pub const EXIT_CANNOT_TELL: i32 = 125;
+use crate::exit::Outcome;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -59,17 +58,17 @@ pub struct Args {
 
 /// What the comparison says, as `check`'s exit code; `twins` maps an
 /// unpinned metric to its pinned twin (`columns::pinned_twins`).
-pub fn outcome(c: &Comparison, twins: &BTreeMap<String, String>) -> i32 {
+pub fn outcome(c: &Comparison, twins: &BTreeMap<String, String>) -> Outcome {
     let t = c.threshold_pct;
     if c.rows
         .iter()
         .any(|r| r.verdict == Verdict::Slower && r.time_change_pct >= t)
     {
-        super::EXIT_REGRESSION
+        Outcome::Regression
     } else if undecided(c, twins).next().is_some() {
-        EXIT_CANNOT_TELL
+        Outcome::CannotTell
     } else {
-        0
+        Outcome::Done
     }
 }
 
@@ -101,7 +100,7 @@ fn settled_by<'a>(c: &'a Comparison, twins: &BTreeMap<String, String>, r: &Row) 
         .find(|t| &t.id == twin && decided(t.verdict) && t.detects(c.threshold_pct))
 }
 
-pub fn run(opts: Args) -> Result<()> {
+pub fn run(opts: Args) -> Result<Outcome> {
     let filter = opts.filter.as_ref().map(MetricFilter::regex);
     let (new, old) = match &opts.new {
         Some(spec) => (
@@ -144,19 +143,19 @@ pub fn run(opts: Args) -> Result<()> {
     }
     print!("{}", super::compare::render(&old, &new, &c, busy));
     let twins = crate::columns::pinned_twins(&new);
-    let code = outcome(&c, &twins);
+    let found = outcome(&c, &twins);
     let by_twins = c
         .rows
         .iter()
         .filter(|r| !decided(r.verdict) && settled_by(&c, &twins, r).is_some())
         .count();
-    let what = match code {
-        0 => "no regression".to_string(),
-        1 => format!(
+    let what = match found {
+        Outcome::Done => "no regression".to_string(),
+        Outcome::Regression => format!(
             "regression: {}",
             super::compare::regressions(&c, threshold).join(", ")
         ),
-        _ => format!(
+        Outcome::CannotTell => format!(
             "cannot tell: {} undecided, {} busy",
             c.count(Verdict::CannotTell) + c.count(Verdict::Untested) - by_twins,
             c.count(Verdict::Busy)
@@ -166,8 +165,8 @@ pub fn run(opts: Args) -> Result<()> {
         0 => what,
         n => format!("{what}; {n} unpinned answered by their pinned twins"),
     };
-    eprintln!("lmbench check: {what} (exit {code})");
-    std::process::exit(code);
+    eprintln!("lmbench check: {what} (exit {})", found.code());
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -237,7 +236,7 @@ mod tests {
     fn exit_codes_follow_git_bisect() {
         use Verdict::*;
         let none = BTreeMap::new();
-        let code = |v: &[(Verdict, f64)]| outcome(&comparison(v), &none);
+        let code = |v: &[(Verdict, f64)]| outcome(&comparison(v), &none).code();
         assert_eq!(code(&[(Unchanged, 0.1), (Faster, -9.0)]), 0);
         // A small slowdown is not a regression at the threshold.
         assert_eq!(code(&[(Small, 2.0), (Unchanged, 0.0)]), 0);
@@ -251,8 +250,9 @@ mod tests {
         use Verdict::*;
         let (own, twin) = ("lat_pipe/pipe", "lat_pipe/pipe_pinned");
         let twins = BTreeMap::from([(own.to_string(), twin.to_string())]);
-        let with =
-            |own_row: Row, twin_row: Row| outcome(&comparison_of(vec![own_row, twin_row]), &twins);
+        let with = |own_row: Row, twin_row: Row| {
+            outcome(&comparison_of(vec![own_row, twin_row]), &twins).code()
+        };
         // The twin unchanged and able to find 5%: nothing regressed.
         assert_eq!(
             with(
@@ -294,6 +294,6 @@ mod tests {
         );
         // Without the twin in the comparison (a filter left it out): cannot tell.
         let alone = comparison_of(vec![row(own, CannotTell, 9.0, Some(40.0))]);
-        assert_eq!(outcome(&alone, &twins), 125);
+        assert_eq!(outcome(&alone, &twins), Outcome::CannotTell);
     }
 }

@@ -8,6 +8,7 @@
 //! the text and Markdown tables), `text` and `notes` (the text report),
 //! `formats` (Markdown, CSV, JSON) and `imported` (a run without samples).
 
+use crate::exit::Outcome;
 use anyhow::{bail, Result};
 use regex::Regex;
 
@@ -17,10 +18,10 @@ use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
 
-mod cells;
 mod formats;
 mod imported;
 mod notes;
+mod row_cells;
 mod text;
 
 use formats::{render_csv, render_json, render_markdown};
@@ -78,7 +79,7 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
 }
 
 /// `lmbench compare`.
-pub fn run(opts: Args) -> Result<()> {
+pub fn run(opts: Args) -> Result<Outcome> {
     let busy_cpus = opts.busy_threshold.cpus();
     let threshold = opts.threshold.get();
     let filter = opts.filter.as_ref().map(MetricFilter::regex);
@@ -86,7 +87,7 @@ pub fn run(opts: Args) -> Result<()> {
     let new = store::resolve(opts.new.as_str())?;
     if old.imported.is_some() || new.imported.is_some() {
         print!("{}", render_imported(&old, &new, opts.format)?);
-        return Ok(());
+        return Ok(Outcome::Done);
     }
     let sittings = match opts.aa.as_deref() {
         Some(runs) if !runs.is_empty() => {
@@ -128,10 +129,10 @@ pub fn run(opts: Args) -> Result<()> {
                 bad.len(),
                 bad.join(", ")
             );
-            std::process::exit(super::EXIT_REGRESSION);
+            return Ok(Outcome::Regression);
         }
     }
-    Ok(())
+    Ok(Outcome::Done)
 }
 
 /// The comparison of two runs with the command line's options.

@@ -158,7 +158,7 @@ fn parse_memory(s: &str) -> std::result::Result<u64, String> {
 
 /// Where kernels, the console log and the guests' results live.
 fn kernels_dir() -> PathBuf {
-    lmbench::lock::run_dir().join("kernels")
+    lmbench::lock::work_dir().join("kernels")
 }
 
 /// The console of every boot of the last sitting.
@@ -257,7 +257,7 @@ pub fn run(opts: Args) -> Result<()> {
         .next();
     std::fs::create_dir_all(kernels_dir())
         .with_context(|| format!("creating {}", kernels_dir().display()))?;
-    let _lock = lmbench::lock::lock_run(&lmbench::lock::run_dir())?;
+    let _lock = lmbench::lock::lock_run(&lmbench::lock::work_dir())?;
     guest::catch_interrupts()?;
 
     // Everything the guests may run is built before the first boot.

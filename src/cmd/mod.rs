@@ -18,9 +18,7 @@ pub mod summary;
 
 use anyhow::Result;
 
-/// The exit code of a regression found (`compare --fail-on-regression`,
-/// `check`); an error exits with 2.
-pub const EXIT_REGRESSION: i32 = 1;
+use crate::exit::Outcome;
 
 #[derive(clap::Subcommand)]
 pub enum Cmd {
@@ -71,24 +69,25 @@ pub enum Cmd {
 }
 
 impl Cmd {
-    /// Runs the command.
-    pub fn run(self) -> Result<()> {
+    /// Runs the command: what it found (`compare` and `check`), else done.
+    pub fn run(self) -> Result<Outcome> {
+        let done = |r: Result<()>| r.map(|()| Outcome::Done);
         match self {
-            Cmd::Run(a) => run::run(a),
-            Cmd::Summary(a) => summary::run(a),
-            Cmd::Save(a) => save::run(a),
+            Cmd::Run(a) => done(run::run(a)),
+            Cmd::Summary(a) => done(summary::run(a)),
+            Cmd::Save(a) => done(save::run(a)),
             Cmd::Compare(a) => compare::run(a),
             Cmd::Check(a) => check::run(a),
-            Cmd::Kernels(a) => kernels::run(a),
-            Cmd::Import(a) => import::run(a),
-            Cmd::Restore(a) => restore::run(a),
-            Cmd::Export(a) => export::run(a),
-            Cmd::List(a) => list::run(a),
-            Cmd::Serve(a) => serve::run(a),
-            Cmd::Plot(a) => plot::run(a),
-            Cmd::Profile(a) => profile::run(a),
-            Cmd::Completions(a) => completions::completions(a),
-            Cmd::Man(a) => completions::man(a),
+            Cmd::Kernels(a) => done(kernels::run(a)),
+            Cmd::Import(a) => done(import::run(a)),
+            Cmd::Restore(a) => done(restore::run(a)),
+            Cmd::Export(a) => done(export::run(a)),
+            Cmd::List(a) => done(list::run(a)),
+            Cmd::Serve(a) => done(serve::run(a)),
+            Cmd::Plot(a) => done(plot::run(a)),
+            Cmd::Profile(a) => done(profile::run(a)),
+            Cmd::Completions(a) => done(completions::completions(a)),
+            Cmd::Man(a) => done(completions::man(a)),
         }
     }
 }

@@ -71,7 +71,7 @@ pub fn run(opts: Args) -> Result<()> {
     };
 
     // Not beside a run: it would share the CPU and the Criterion files.
-    let _lock = lmbench::lock::lock_run(&lmbench::lock::run_dir())?;
+    let _lock = lmbench::lock::lock_run(&lmbench::lock::work_dir())?;
     let env = std::env::var(select::ENV).ok();
     let facts = select::Facts::probe();
     let choice = select::choose(env.as_deref(), &facts).map_err(|e| anyhow!(e))?;

@@ -148,7 +148,7 @@ pub fn run(args: Args) -> Result<()> {
     if !failed.is_empty() {
         let partial = failures::Partial {
             failed,
-            log: lmbench::lock::run_dir().join("run.log"),
+            log: lmbench::lock::work_dir().join("run.log"),
             saved: opts.save.is_some(),
         };
         eprint!("\n{}", partial.list());
@@ -192,7 +192,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<Measured> {
     // average above all) as they were at the start.
     let machine = save.as_ref().map(saving::precheck).transpose()?;
     let facts = lmbench_support::machine::Facts::collect();
-    let log_dir = lmbench::lock::run_dir();
+    let log_dir = lmbench::lock::work_dir();
     // One run per checkout: a second would share the CPU and interleave
     // its results with ours. Held until we return (or die).
     let _lock = lmbench::lock::lock_run(&log_dir)?;

@@ -21,19 +21,14 @@
 //! A metric with a single run on either side is neither called nor
 //! decided while other metrics have runs: it is "cannot tell" until it
 //! has a second (which `run --budget` gives it first). Beside several
-//! runs, the other side's spread is silent on what the one run met: in an
-//! A/A pair of 15-minute sittings on a 2-vCPU AMD EPYC guest, 9 of the 16
-//! calls rested on one run of one side (`lat_mem_rd/inpage/8m` +407% on
-//! 5+1 runs). One run a side has no spread of its own; the interval it
-//! shows borrows its program's (the prior fitted to the metrics that have
-//! runs; the whole comparison's where its program has none), and that
-//! prior comes from other metrics, not necessarily like it: in the same
-//! pair 5 of 20 such rows were called, the TLB's sizes that miss
-//! (`tlb/pages/4096` -9.7% on a borrowed ±0.5%), whose program's metrics
-//! with runs were the sizes that hit L1 and repeat to the cycle. Only
-//! where no metric has runs are the samples of the two runs tested and
-//! called (Welch's t on their logarithms, blind to run-to-run noise), as
-//! the report says.
+//! runs, the other side's spread is silent on what the one run met, and
+//! one run a side has no spread of its own: the interval it shows borrows
+//! its program's (the prior fitted to the metrics that have runs; the
+//! whole comparison's where its program has none), which comes from other
+//! metrics, not necessarily like it (docs/compare.md shows the calls such
+//! rows made in an A/A pair). Only where no metric has runs are the
+//! samples of the two runs tested and called (Welch's t on their
+//! logarithms, blind to run-to-run noise), as the report says.
 //!
 //! The verdicts, with `threshold` the change that matters (default 5%):
 //! - *slower* / *faster*: called changed, by at least the threshold;
@@ -266,11 +261,10 @@ pub struct Drift {
 
 /// The median move of the sentinels that says the machine changed even
 /// when few of them are called one by one. Each sentinel of a sitting has
-/// a run or three, each on whatever clock the host gave its process: in
-/// one A/A pair on a Xeon guest they read -4% to +11%, +1.3% at the
-/// median, and with one run a side few of them are called; a sitting
-/// whose host ran 8% slower moved 16 of 20 by 1% or more the same way,
-/// 7 of them called.
+/// a run or three, each on whatever clock the host gave its process, so
+/// an A/A pair's sentinels spread by a few percent around a median near
+/// zero, and a host that ran slower moves most of them the same way by
+/// more (docs/compare.md, "What an A/A pair shows").
 pub const DRIFT_PCT: f64 = 5.0;
 
 /// The fewest sentinels whose uncalled moves can say together that the
@@ -421,12 +415,11 @@ pub const MIN_STEADY: usize = 2;
 /// the samples run at a steady clock when every run of both sides has
 /// [`MIN_STEADY`] of them; else, for a metric whose two ends do not run
 /// where the scheduler puts them, every probed sample over the mean of
-/// its probes, when every run has as many. Over three sittings of one
-/// build on a Xeon guest whose host moved the clock, process creation
-/// (150-ms samples, never steady) spread from run to run 8.4% (exec) and
-/// 8.6% (shell) at the median in time, 2.6% and 3.0% so. An unpinned
+/// its probes, when every run has as many: on a host that moves the clock,
+/// process creation (long samples, never steady) spreads from run to run
+/// about three times less so than in time (docs/compare.md). An unpinned
 /// round trip is left in time: the probes run on one end's CPU and the
-/// placement, not the clock, decides it (lat_unix 4.1% in time, 9.6% so).
+/// placement, not the clock, decides it.
 fn reps_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2]> {
     let enough = |r: &[Vec<f64>]| r.iter().all(|r| r.len() >= MIN_STEADY);
     let scaled = |co: Reps, cn: Reps, clocks: Vec<f64>| -> [Reps; 2] {

@@ -290,20 +290,7 @@ impl Buffer {
     }
 }
 
-/// 0..n in a random order (Fisher-Yates over splitmix64).
-pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..n).collect();
-    let mut s = seed;
-    for i in (1..n).rev() {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        v.swap(i, (z % (i as u64 + 1)) as usize);
-    }
-    v
-}
+pub use crate::rng::shuffled;
 
 /// A linked cycle inside a [`Buffer`], with the position a chase reached.
 pub struct Chain {

@@ -11,7 +11,8 @@
 //! - [`harness`] (feature `harness`): Criterion glue, timed loops, profilers.
 //! - [`sys`]: thin wrappers over raw system calls.
 //! - [`kpath`]: the system calls of the benches beyond lmbench (clocks,
-//!   eventfd, futex, CPU affinity).
+//!   futex, thread count, CPU affinity, descriptor limit, fork).
+//! - [`rng`]: the one seeded generator (random orders, simulated samples).
 //! - [`child`]: child processes as guards (killed and reaped on drop).
 //! - [`peer`]: the helper program's side of each multi-process bench.
 //! - [`ipc`]: pipes, AF_UNIX, TCP and UDP endpoints, and the peer and
@@ -63,6 +64,7 @@ pub mod profile;
 #[cfg(target_os = "linux")]
 pub mod protfault;
 pub mod remote;
+pub mod rng;
 pub mod rpc;
 pub mod size;
 pub mod stall;

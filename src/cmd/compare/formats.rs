@@ -8,8 +8,8 @@ use crate::export::{csv, json};
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Row, Verdict};
 
-use super::cells::{self, Cells};
 use super::fact_diff;
+use super::row_cells::{self, Cells};
 use super::text::counts;
 
 /// The comparison as Markdown, for a report or an issue: the runs, the
@@ -46,7 +46,7 @@ pub fn render_markdown(old: &Run, new: &Run, c: &Comparison) -> String {
     }
     let (judged, busy): (Vec<&Row>, Vec<&Row>) =
         c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
-    let headers = cells::HEADERS.map(|h| (h, Align::Left));
+    let headers = row_cells::HEADERS.map(|h| (h, Align::Left));
     out.push_str(&markdown::table(
         &headers,
         judged

@@ -7,11 +7,11 @@ use crate::export::fmt_num;
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Drift, Level, Row, Verdict};
 
-use super::cells::{pct, Cells};
 use super::fact_diff;
 use super::notes::{
     interfered_line, noise_line, settled_by_twins, short_of_threshold, sittings_line, twins_section,
 };
+use super::row_cells::{pct, Cells};
 
 /// The whole report as text.
 pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {

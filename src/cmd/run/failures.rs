@@ -1,7 +1,7 @@
 //! A program that fails costs a run its own metrics, not the sitting: the
 //! run goes on (as lmbench's own scripts do), keeps the one-line reason
 //! the bench gave, saves the metrics it could not measure as failed, and
-//! ends with the list and exit status [`PARTIAL_EXIT`]. `--fail-fast`
+//! ends with the list and exit status [`crate::exit::PARTIAL`]. `--fail-fast`
 //! (and `check`, where a bisect step must not pass on a partial run) stop
 //! at the first failure instead.
 
@@ -16,10 +16,6 @@ use lmbench_support::bench_lines::FAILED_LINE;
 use lmbench_support::catalog::Program;
 
 use crate::run::MetricStats;
-
-/// The exit status of a run that measured and saved what it could while
-/// some programs failed (2 is an error that measured nothing).
-pub const PARTIAL_EXIT: u8 = 3;
 
 /// One program's failure, as its output in the run's log says it.
 #[derive(Debug, Clone)]
@@ -152,7 +148,7 @@ pub fn unmeasured(
 }
 
 /// A run that went on past failed programs: listed on stderr by `run`,
-/// then this one-line error, exit status [`PARTIAL_EXIT`].
+/// then this one-line error, exit status [`crate::exit::PARTIAL`].
 #[derive(Debug)]
 pub struct Partial {
     pub failed: Vec<Failure>,

@@ -13,13 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use lmbench_support::catalog::{floor, Metric, Program, TABLES};
+use lmbench_support::rng::SplitMix64;
 
 use super::plan::Step;
 use crate::run::Run;
 use crate::verdict::{self, Verdict};
 
-/// SplitMix64: a small seeded generator for the order of a round.
-pub struct Rng(pub u64);
+/// The generator of a round's order.
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// Seeded from the clock (the seed is printed, so an order can be
@@ -28,29 +29,18 @@ impl Rng {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        Rng(nanos ^ u64::from(std::process::id()).rotate_left(32))
+        Rng::seeded(nanos ^ u64::from(std::process::id()).rotate_left(32))
     }
 
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+    pub fn seeded(seed: u64) -> Rng {
+        Rng(SplitMix64(seed))
     }
 
-    /// Fisher-Yates.
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = (self.next_u64() % (i as u64 + 1)) as usize;
-            v.swap(i, j);
-        }
+        self.0.shuffle(v)
     }
 }
 
-/// The steps in a random order of their programs: a program's steps stay
-/// together and in order, and a floor's step stays right after its
-/// metric's.
 pub fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
     let mut blocks: Vec<Vec<&Step>> = Vec::new();
     for s in steps {
@@ -291,7 +281,7 @@ mod tests {
     #[test]
     fn a_shuffle_keeps_programs_together_and_floors_after_their_metric() {
         let plan = super::super::plan::plan(None, false).unwrap();
-        let mut rng = Rng(7);
+        let mut rng = Rng::seeded(7);
         let order = shuffled(&plan.steps, &mut rng);
         assert_eq!(order.len(), plan.steps.len());
         // Every floor step follows a step of the metric it is the floor of.
@@ -317,7 +307,7 @@ mod tests {
             }
         }
         // Another seed, another order.
-        let other: Vec<&str> = shuffled(&plan.steps, &mut Rng(8))
+        let other: Vec<&str> = shuffled(&plan.steps, &mut Rng::seeded(8))
             .iter()
             .map(|s| s.program.name)
             .collect();

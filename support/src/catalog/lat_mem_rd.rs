@@ -195,13 +195,6 @@ pub const SHAPES: [(&str, u64); 8] = [
     (INPAGE_FN, 64),
 ];
 
-/// True for the shapes that link slots in address order (lmbench's
-/// stride chains), false for the random ones.
-pub fn is_stride(function: &str) -> bool {
-    use function::{S1024, S128, S16, S256, S64};
-    matches!(function, S16 | S64 | S128 | S256 | S1024)
-}
-
 /// The stride of a cache-line detector chain (`lineN`), if it is one.
 pub fn line_stride(function: &str) -> Option<u64> {
     function.strip_prefix("line")?.parse().ok()
