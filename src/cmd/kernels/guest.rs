@@ -241,6 +241,7 @@ pub fn qemu_args(
     initramfs: &Path,
     cmdline: &str,
     data: &Path,
+    seed: u64,
 ) -> Vec<String> {
     let mut a: Vec<String> = [
         "-nodefaults",
@@ -258,18 +259,27 @@ pub fn qemu_args(
     match m.accel {
         Accel::Kvm => a.extend(["-accel", "kvm", "-cpu", "host"].map(String::from)),
         // sleep=off: an idle guest jumps to its next timer instead of
-        // waiting for the host clock, so no host time leaks in.
-        _ => a.extend(
-            [
-                "-accel",
-                "tcg",
-                "-icount",
-                "shift=0,sleep=off,align=off",
-                "-cpu",
-                "max",
-            ]
-            .map(String::from),
-        ),
+        // waiting for the host clock, so no host time leaks in. The
+        // guest's randomness (RDRAND, the kernel's pool and so its
+        // address-space layout, hash seeds, port choices) comes from
+        // `seed` and its clock from its instructions (the RTC too), so a
+        // boot with the same seed takes the same paths.
+        _ => {
+            a.extend(
+                [
+                    "-accel",
+                    "tcg",
+                    "-icount",
+                    "shift=0,sleep=off,align=off",
+                    "-cpu",
+                    "max",
+                    "-rtc",
+                    "base=2024-01-01T00:00:00,clock=vm",
+                ]
+                .map(String::from),
+            );
+            a.extend(["-seed".to_string(), seed.to_string()]);
+        }
     }
     a.extend([
         "-smp".to_string(),
@@ -590,7 +600,14 @@ mod tests {
             cpus: 1,
             memory_mib: 2048,
         };
-        let a = qemu_args(&m, Path::new("/k"), Path::new("/i"), "x", Path::new("/d"));
+        let a = qemu_args(
+            &m,
+            Path::new("/k"),
+            Path::new("/i"),
+            "x",
+            Path::new("/d"),
+            7,
+        );
         let s = a.join(" ");
         assert!(s.contains("-icount shift=0,sleep=off"), "{s}");
         assert!(s.contains("-accel tcg"), "{s}");
@@ -599,7 +616,15 @@ mod tests {
             accel: Accel::Kvm,
             ..m
         };
-        let s = qemu_args(&m, Path::new("/k"), Path::new("/i"), "x", Path::new("/d")).join(" ");
+        let s = qemu_args(
+            &m,
+            Path::new("/k"),
+            Path::new("/i"),
+            "x",
+            Path::new("/d"),
+            7,
+        )
+        .join(" ");
         assert!(
             s.contains("-accel kvm -cpu host") && !s.contains("icount"),
             "{s}"

@@ -193,7 +193,7 @@ pub fn choose_accel(
         memory_mib: args.memory,
     };
     let data = fs.dir.path().join("results");
-    let qemu = guest::qemu_args(&m, &side.image, &fs.path(), guest::BASE_CMDLINE, &data);
+    let qemu = guest::qemu_args(&m, &side.image, &fs.path(), guest::BASE_CMDLINE, &data, 1);
     let t = Instant::now();
     match guest::boot(&qemu, log, |_, _| Ok(())) {
         Ok(()) => {
@@ -289,6 +289,11 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
         } else {
             order.reverse();
         }
+        // Both sides of a round draw the same randomness (common random
+        // numbers): what a random choice costs falls on both alike and
+        // leaves the pair's difference; rounds draw anew, so the test's
+        // spread still holds what the choices do.
+        let seed = rng.next_u64() >> 1;
         let mut this_round: Vec<(usize, Boot)> = Vec::new();
         for (k, &side) in order.iter().enumerate() {
             let left = plan.rounds.saturating_sub(round) as usize * n - k;
@@ -304,7 +309,7 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
                 plan.machine.accel.name()
             );
             let t = Instant::now();
-            let boot = boot_once(plan, side, &fs, log)?;
+            let boot = boot_once(plan, side, &fs, seed, log)?;
             boot_times.push(t.elapsed());
             eprintln!(
                 "      {} metrics in {:.0} s (total {:.0} s)",
@@ -370,7 +375,13 @@ fn mean(d: &[Duration]) -> Duration {
 }
 
 /// Boots side `i` once on `fs`, and reads what its guest measured.
-fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> Result<Boot> {
+fn boot_once(
+    plan: &Plan,
+    i: usize,
+    fs: &Initramfs,
+    seed: u64,
+    log: &mut std::fs::File,
+) -> Result<Boot> {
     use std::io::{Seek, Write};
     let side = &plan.sides[i];
     let data = fs.dir.path().join("results");
@@ -384,6 +395,7 @@ fn boot_once(plan: &Plan, i: usize, fs: &Initramfs, log: &mut std::fs::File) -> 
         &fs.path(),
         &cmdline(plan, side),
         &data,
+        seed,
     );
     writeln!(
         log,

@@ -36,6 +36,10 @@ impl Rng {
         Rng(SplitMix64(seed))
     }
 
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         self.0.shuffle(v)
     }
