@@ -611,6 +611,9 @@ mod tests {
         let s = a.join(" ");
         assert!(s.contains("-icount shift=0,sleep=off"), "{s}");
         assert!(s.contains("-accel tcg"), "{s}");
+        // The guest's randomness and clock are the seed's and its own.
+        assert!(s.contains("-seed 7"), "{s}");
+        assert!(s.contains("clock=vm"), "{s}");
         assert!(s.contains("-serial stdio -serial file:/d"), "{s}");
         let m = Machine {
             accel: Accel::Kvm,
