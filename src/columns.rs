@@ -12,8 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::import::lmbench3_columns;
-use lmbench_support::catalog::tables::pinned_twin;
+use lmbench_support::catalog::tables::{lmbench3_columns, pinned_twin};
 
 use crate::cells::reads;
 use crate::run::Run;

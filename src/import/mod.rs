@@ -22,13 +22,12 @@ mod summary;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use lmbench_support::catalog::Table;
-
-/// The columns of ours that lmbench 3's own local summary tables print
-/// (its published layouts, the Remote table left out): what "lmbench's
-/// columns" means wherever the project measures itself against them.
-pub fn lmbench3_columns() -> Vec<(&'static Table, usize)> {
-    let mut out: Vec<(&'static Table, usize)> = Vec::new();
+/// The columns of ours that the layouts of lmbench 3's published local
+/// summary tables read (the Remote table left out): held equal to the
+/// catalog's `LMBENCH3_COLUMNS` by a test.
+#[cfg(test)]
+fn lmbench3_layout_columns() -> Vec<(&'static lmbench_support::catalog::Table, usize)> {
+    let mut out: Vec<(&'static lmbench_support::catalog::Table, usize)> = Vec::new();
     for l in layouts::all().filter(|l| l.versions.contains("3.0")) {
         for (t, i) in l.cols.iter().filter_map(layouts::Col::ours) {
             let remote = t.key.starts_with("remote");
@@ -152,10 +151,11 @@ pub fn figure(tok: &str) -> Option<Option<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lmbench_support::catalog::Table;
 
     #[test]
     fn lmbench3_columns_are_its_local_tables_columns() {
-        let names: Vec<String> = lmbench3_columns()
+        let names: Vec<String> = lmbench3_layout_columns()
             .iter()
             .map(|(t, i)| format!("{}/{}", t.key, t.column_name(*i)))
             .collect();
@@ -176,6 +176,23 @@ mod tests {
             assert!(!names.iter().any(|n| n == not), "{not} present");
         }
         assert!(!names.iter().any(|n| n.starts_with("ctx_pinned")));
+    }
+
+    /// The catalog's fact and what the importer's layouts read agree.
+    #[test]
+    fn the_catalog_lists_the_columns_lmbench_3_prints() {
+        let key = |(t, i): &(&Table, usize)| t.cell_key(*i);
+        let layouts: Vec<String> = lmbench3_layout_columns().iter().map(key).collect();
+        let catalog: Vec<String> = lmbench_support::catalog::tables::lmbench3_columns()
+            .iter()
+            .map(key)
+            .collect();
+        assert_eq!(layouts, catalog);
+        assert_eq!(
+            catalog.len(),
+            lmbench_support::catalog::tables::LMBENCH3_COLUMNS.len(),
+            "every key names a column"
+        );
     }
 
     #[test]
