@@ -104,12 +104,6 @@ impl Lookup for With<'_> {
     }
 }
 
-/// The metric's worst window if other work used at least `threshold` CPUs
-/// during it (in any of its pooled runs).
-pub fn busy_window(s: &MetricStats, threshold: f64) -> Option<&Activity> {
-    Activity::worst(&s.activity).filter(|a| a.is_busy(threshold))
-}
-
 /// The window in which other work used the most CPU (the last of equals);
 /// `None` if there are none.
 pub fn busiest<'a>(windows: impl IntoIterator<Item = &'a Activity>) -> Option<&'a Activity> {
@@ -171,7 +165,7 @@ pub fn cell(column: &Column, run: &Run, threshold: f64, spread: Option<Spread>) 
     let (ids, value) = reads_and_value(column, run);
     let busy = busiest(
         ids.iter()
-            .filter_map(|id| busy_window(run.metrics.get(id)?, threshold)),
+            .filter_map(|id| run.metrics.get(id)?.busy_window(threshold)),
     )
     .cloned();
     let spread = match (value, spread) {

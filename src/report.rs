@@ -19,7 +19,7 @@ use crate::cells::{self, Cell, Spread};
 use crate::export::markdown::{self, Align};
 use crate::export::{busy_note, csv, fmt_num, json, text, Format};
 use crate::run::{Imported, Run};
-use crate::{store, table};
+use crate::table;
 
 mod floor_ratios;
 
@@ -180,7 +180,10 @@ fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
                 .iter()
                 .filter(|r| table::has_data(t, std::slice::from_ref(*r)))
             {
-                let peer = r.machine.get(store::REMOTE_PEER).unwrap_or("not recorded");
+                let peer = r
+                    .machine
+                    .get(lmbench_support::machine::REMOTE_PEER)
+                    .unwrap_or("not recorded");
                 out.push_str(&format!("  {}: peer {peer}\n", r.host()));
             }
         }

@@ -46,6 +46,12 @@ pub struct MetricStats {
 }
 
 impl MetricStats {
+    /// The metric's worst window if other work used at least `threshold`
+    /// CPUs during it (in any of its pooled runs).
+    pub fn busy_window(&self, threshold: f64) -> Option<&lmbench_support::activity::Activity> {
+        lmbench_support::activity::Activity::worst(&self.activity).filter(|a| a.is_busy(threshold))
+    }
+
     /// One sample of one iteration taking `ns` (tests' fixture runs).
     pub fn single(ns: f64) -> MetricStats {
         MetricStats {

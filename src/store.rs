@@ -187,9 +187,6 @@ pub fn live() -> Result<Run> {
     })
 }
 
-/// The machine fact naming the remote peer of a run's remote metrics.
-pub const REMOTE_PEER: &str = "remote_peer";
-
 /// Records, for a run with remote metrics, the peer they were measured
 /// against (as the benches left it beside Criterion's results).
 pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricStats>) {
@@ -203,7 +200,7 @@ pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricSt
     } else {
         peers.join("; ")
     };
-    machine.set(REMOTE_PEER, Some(named));
+    machine.set(lmbench_support::machine::REMOTE_PEER, Some(named));
 }
 
 /// Resolves several run names, in order. A directory that holds saved

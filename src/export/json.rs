@@ -5,7 +5,6 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::cells::busy_window;
 use crate::run::Run;
 
 /// `doc` pretty-printed, with a closing newline.
@@ -23,7 +22,7 @@ pub fn runs(runs: &[Run], busy_cpus: f64) -> Vec<Value> {
                 .metrics
                 .iter()
                 .filter_map(|(id, s)| {
-                    let a = busy_window(s, busy_cpus)?;
+                    let a = s.busy_window(busy_cpus)?;
                     Some(json!({ "metric": id, "other_cpus": a.other_cpus(),
                                  "what_ran": a.describe() }))
                 })

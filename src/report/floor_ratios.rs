@@ -23,7 +23,6 @@ use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
 use super::Options;
-use crate::cells::busy_window;
 use crate::export::markdown::{self, Align};
 use crate::export::text::{self, figure, push_line, rule};
 use crate::export::{busy_note, csv, json, legend, Format};
@@ -53,7 +52,7 @@ fn side(run: &Run, m: &Metric, busy_cpus: f64) -> Side {
         busy: run
             .metrics
             .get(m.id)
-            .and_then(|s| busy_window(s, busy_cpus))
+            .and_then(|s| s.busy_window(busy_cpus))
             .cloned(),
     }
 }

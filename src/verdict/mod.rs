@@ -64,7 +64,6 @@ use lmbench_support::catalog::{Metric, Unit};
 use regex::Regex;
 use serde::Serialize;
 
-use crate::cells::busy_window;
 use crate::run::{MetricStats, Run};
 use crate::stats;
 pub use estimate::{main_memory, shared_cache};
@@ -400,7 +399,7 @@ fn idle_reps(
             worst,
         );
     }
-    match busy_window(s, busy_cpus) {
+    match s.busy_window(busy_cpus) {
         Some(a) => (Vec::new(), reps.len(), Some(a.clone())),
         None => (reps, 0, None),
     }

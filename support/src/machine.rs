@@ -8,6 +8,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+/// The fact naming the remote peer a run's remote metrics were measured
+/// against (set by the run that measured them, read by the report).
+pub const REMOTE_PEER: &str = "remote_peer";
+
 /// Machine facts by key. Keys are stable: saved runs and comparisons use them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
