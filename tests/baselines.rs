@@ -128,7 +128,7 @@ fn compare_gives_verdicts_and_fact_differences() {
     assert_eq!(slower_rows(&stdout(&out)), 1, "{}", stdout(&out));
 
     let out = env.lmbench(&["compare", "vm/old", "vm/slow", "--fail-on-regression", "10"]);
-    fails_with(&out, "regression(s) beyond 10%");
+    fails_with(&out, "regression(s) of 10% or more");
     assert_eq!(
         out.status.code(),
         Some(1),

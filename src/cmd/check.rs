@@ -60,21 +60,13 @@ pub struct Args {
 /// unpinned metric to its pinned twin (`columns::pinned_twins`).
 pub fn outcome(c: &Comparison, twins: &BTreeMap<String, String>) -> Outcome {
     let t = c.threshold_pct;
-    if c.rows
-        .iter()
-        .any(|r| r.verdict == Verdict::Slower && r.time_change_pct >= t)
-    {
+    if c.regressions(t).next().is_some() {
         Outcome::Regression
     } else if undecided(c, twins).next().is_some() {
         Outcome::CannotTell
     } else {
         Outcome::Done
     }
-}
-
-/// A verdict that answers the question: called, small or unchanged.
-fn decided(v: Verdict) -> bool {
-    !matches!(v, Verdict::CannotTell | Verdict::Untested | Verdict::Busy)
 }
 
 /// The rows that leave the check unable to tell: neither decided nor
@@ -85,7 +77,7 @@ fn undecided<'a>(
 ) -> impl Iterator<Item = &'a Row> {
     c.rows
         .iter()
-        .filter(move |r| !decided(r.verdict) && settled_by(c, twins, r).is_none())
+        .filter(move |r| !r.verdict.decided() && settled_by(c, twins, r).is_none())
 }
 
 /// The pinned twin that answers undecided row `r`, if any (never for a
@@ -97,7 +89,7 @@ fn settled_by<'a>(c: &'a Comparison, twins: &BTreeMap<String, String>, r: &Row) 
     let twin = twins.get(&r.id)?;
     c.rows
         .iter()
-        .find(|t| &t.id == twin && decided(t.verdict) && t.detects(c.threshold_pct))
+        .find(|t| &t.id == twin && t.verdict.decided() && t.detects(c.threshold_pct))
 }
 
 pub fn run(opts: Args) -> Result<Outcome> {
@@ -147,7 +139,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
     let by_twins = c
         .rows
         .iter()
-        .filter(|r| !decided(r.verdict) && settled_by(&c, &twins, r).is_some())
+        .filter(|r| !r.verdict.decided() && settled_by(&c, &twins, r).is_some())
         .count();
     let what = match found {
         Outcome::Done => "no regression".to_string(),

@@ -44,7 +44,7 @@ pub struct Args {
     /// Only metrics whose id matches this regular expression.
     #[arg(long)]
     pub filter: Option<MetricFilter>,
-    /// Exit with code 1 if a metric is called slower by more than PCT.
+    /// Exit with code 1 if a metric is called slower by PCT or more.
     #[arg(long, value_name = "PCT")]
     pub fail_on_regression: Option<Percent>,
     /// Give no verdict on metrics measured while other work used at
@@ -125,7 +125,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
         let bad = regressions(&c, limit);
         if !bad.is_empty() {
             eprintln!(
-                "lmbench: {} regression(s) beyond {limit}%: {}",
+                "lmbench: {} regression(s) of {limit}% or more: {}",
                 bad.len(),
                 bad.join(", ")
             );
@@ -182,9 +182,7 @@ pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Re
 /// The metrics called slower by more than `limit` percent, as "id
 /// (+x.y%)".
 pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
-    c.rows
-        .iter()
-        .filter(|r| r.verdict.called() && r.time_change_pct > limit)
+    c.regressions(limit)
         .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
         .collect()
 }

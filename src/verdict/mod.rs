@@ -120,6 +120,15 @@ impl Verdict {
     pub fn called(self) -> bool {
         matches!(self, Verdict::Slower | Verdict::Faster | Verdict::Small)
     }
+
+    /// Answers the question: called, small or unchanged (not cannot
+    /// tell, untested or busy).
+    pub fn decided(self) -> bool {
+        !matches!(
+            self,
+            Verdict::CannotTell | Verdict::Untested | Verdict::Busy
+        )
+    }
 }
 
 /// What the test rested on.
@@ -352,6 +361,16 @@ pub struct Comparison {
 impl Comparison {
     pub fn count(&self, v: Verdict) -> usize {
         self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+
+    /// The regressions at `limit_pct`: rows called changed that take
+    /// `limit_pct` percent more time or more. The one rule of
+    /// `compare --fail-on-regression` (any limit) and `check` (the
+    /// threshold, where these are exactly the *slower* rows).
+    pub fn regressions(&self, limit_pct: f64) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(move |r| r.verdict.called() && r.time_change_pct >= limit_pct)
     }
 }
 
