@@ -43,18 +43,33 @@ where
         arg: Option<&clap::Arg>,
         value: &OsStr,
     ) -> Result<T, clap::Error> {
-        let name = arg.map_or_else(|| "the value".to_string(), |a| a.to_string());
-        let bad = |why: String| {
-            clap::Error::raw(ErrorKind::ValueValidation, format!("{why}\n")).with_cmd(cmd)
-        };
         let s = value.to_str().ok_or_else(|| {
-            bad(format!(
-                "invalid value {value:?} for '{name}': not UTF-8; give it in UTF-8"
-            ))
+            invalid(
+                cmd,
+                arg,
+                &format!("{value:?}"),
+                "not UTF-8; give it in UTF-8",
+            )
         })?;
         s.parse()
-            .map_err(|e| bad(format!("invalid value '{s}' for '{name}': {e}")))
+            .map_err(|e| invalid(cmd, arg, &format!("'{s}'"), e))
     }
+}
+
+/// Clap's error for a refused value (`shown` as the message quotes it),
+/// one line naming the flag.
+fn invalid(
+    cmd: &clap::Command,
+    arg: Option<&clap::Arg>,
+    shown: &str,
+    why: impl fmt::Display,
+) -> clap::Error {
+    let name = arg.map_or_else(|| "the value".to_string(), |a| a.to_string());
+    clap::Error::raw(
+        ErrorKind::ValueValidation,
+        format!("invalid value {shown} for '{name}': {why}\n"),
+    )
+    .with_cmd(cmd)
 }
 
 /// The clap parser of a value that `f` reads (a type of another module,
@@ -82,14 +97,7 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for With<T> {
         value: &OsStr,
     ) -> Result<T, clap::Error> {
         let s: String = parsed::<String>().parse_ref(cmd, arg, value)?;
-        (self.0)(&s).map_err(|e| {
-            let name = arg.map_or_else(|| "the value".to_string(), |a| a.to_string());
-            clap::Error::raw(
-                ErrorKind::ValueValidation,
-                format!("invalid value '{s}' for '{name}': {e}\n"),
-            )
-            .with_cmd(cmd)
-        })
+        (self.0)(&s).map_err(|e| invalid(cmd, arg, &format!("'{s}'"), e))
     }
 }
 

@@ -600,15 +600,11 @@ mod tests {
             cpus: 1,
             memory_mib: 2048,
         };
-        let a = qemu_args(
-            &m,
-            Path::new("/k"),
-            Path::new("/i"),
-            "x",
-            Path::new("/d"),
-            7,
-        );
-        let s = a.join(" ");
+        let line = |m: &Machine| {
+            let (k, i, d) = (Path::new("/k"), Path::new("/i"), Path::new("/d"));
+            qemu_args(m, k, i, "x", d, 7).join(" ")
+        };
+        let s = line(&m);
         assert!(s.contains("-icount shift=0,sleep=off"), "{s}");
         assert!(s.contains("-accel tcg"), "{s}");
         // The guest's randomness and clock are the seed's and its own.
@@ -619,15 +615,7 @@ mod tests {
             accel: Accel::Kvm,
             ..m
         };
-        let s = qemu_args(
-            &m,
-            Path::new("/k"),
-            Path::new("/i"),
-            "x",
-            Path::new("/d"),
-            7,
-        )
-        .join(" ");
+        let s = line(&m);
         assert!(
             s.contains("-accel kvm -cpu host") && !s.contains("icount"),
             "{s}"

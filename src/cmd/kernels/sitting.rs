@@ -293,6 +293,7 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
         // numbers): what a random choice costs falls on both alike and
         // leaves the pair's difference; rounds draw anew, so the test's
         // spread still holds what the choices do.
+        // (QEMU reads -seed as a signed 64-bit number: keep it positive.)
         let seed = rng.next_u64() >> 1;
         let mut this_round: Vec<(usize, Boot)> = Vec::new();
         for (k, &side) in order.iter().enumerate() {
