@@ -330,7 +330,7 @@ pub fn parse_benchmark(
         iters: sample.iters,
         times_ns: sample.times,
         bytes_per_iter,
-        rep_sizes: Vec::new(),
+        round_sizes: Vec::new(),
         activity: Vec::new(),
         clock_ns: Vec::new(),
     };

@@ -48,7 +48,7 @@ impl From<Outcome> for ExitCode {
 
 /// The status of a command that failed with `e` (already printed).
 pub fn of_error(e: &anyhow::Error) -> ExitCode {
-    if e.is::<crate::cmd::run::failures::Partial>() {
+    if e.is::<lmbench::session::failures::Partial>() {
         // It went on past the failed programs and measured the rest: not
         // an error that measured nothing.
         ExitCode::from(PARTIAL)

@@ -15,7 +15,6 @@ use lmbench::cells;
 use lmbench::columns;
 use lmbench::criterion_files;
 use lmbench::export;
-use lmbench::filter;
 use lmbench::run;
 use lmbench::stats;
 use lmbench::store;

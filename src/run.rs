@@ -31,8 +31,9 @@ pub struct MetricStats {
     pub bytes_per_iter: Option<u64>,
     /// For samples pooled from several runs of the suite (`--runs N`): how
     /// many samples each run gave, in order. Empty for a single run.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rep_sizes: Vec<usize>,
+    /// (Saved as `rep_sizes`, the key's name since the first saved runs.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty", rename = "rep_sizes")]
+    pub round_sizes: Vec<usize>,
     /// What else the machine did while the metric was measured: one record
     /// per run of the suite (pooled runs keep each). Empty when unknown
     /// (a run saved before lmbench-rs recorded it).
@@ -64,7 +65,7 @@ impl MetricStats {
             iters: vec![1.0],
             times_ns: vec![ns],
             bytes_per_iter: None,
-            rep_sizes: vec![],
+            round_sizes: vec![],
             activity: vec![],
             clock_ns: vec![],
         }
@@ -73,7 +74,7 @@ impl MetricStats {
     /// What makes these statistics unusable, if anything, as "has ...":
     /// samples (as many iteration counts as times, at least one), each
     /// count and time finite and > 0; every summary statistic finite; and
-    /// each optional field, where present, right (rep sizes adding up to
+    /// each optional field, where present, right (round sizes adding up to
     /// the samples, a clock probe per sample, finite and not negative;
     /// activity figures finite and not negative; bytes > 0). Every loader
     /// refuses a metric with a defect, so what reads a `MetricStats` never
@@ -122,11 +123,11 @@ impl MetricStats {
             return Some("bytes_per_iter 0 (must be > 0 or absent)".into());
         }
         let total = self
-            .rep_sizes
+            .round_sizes
             .iter()
             .try_fold(0usize, |s, &k| s.checked_add(k));
-        if !self.rep_sizes.is_empty() && (total != Some(n) || self.rep_sizes.contains(&0)) {
-            return Some(format!("rep_sizes {:?} for {n} samples", self.rep_sizes));
+        if !self.round_sizes.is_empty() && (total != Some(n) || self.round_sizes.contains(&0)) {
+            return Some(format!("rep_sizes {:?} for {n} samples", self.round_sizes));
         }
         if !self.clock_ns.is_empty() && self.clock_ns.len() != n {
             return Some(format!(
@@ -176,23 +177,23 @@ impl MetricStats {
 
     /// The samples of each pooled run (ns per iteration), in order: one
     /// run for an unpooled metric, or when the sizes do not add up.
-    pub fn reps(&self) -> Vec<Vec<f64>> {
-        self.split_by_run(self.per_iter_ns())
+    pub fn rounds(&self) -> Vec<Vec<f64>> {
+        self.split_by_round(self.per_iter_ns())
     }
 
     /// Per-sample values `x` cut into the pooled runs, in order: one run
     /// for an unpooled metric, or when the sizes do not add up.
-    fn split_by_run<T: Clone>(&self, x: Vec<T>) -> Vec<Vec<T>> {
+    fn split_by_round<T: Clone>(&self, x: Vec<T>) -> Vec<Vec<T>> {
         // Sizes come from a file: a sum that overflows does not add up.
         let total = self
-            .rep_sizes
+            .round_sizes
             .iter()
             .try_fold(0usize, |sum, &n| sum.checked_add(n));
-        if self.rep_sizes.len() < 2 || total != Some(x.len()) {
+        if self.round_sizes.len() < 2 || total != Some(x.len()) {
             return vec![x];
         }
         let mut start = 0;
-        self.rep_sizes
+        self.round_sizes
             .iter()
             .map(|&n| {
                 let part = x[start..start + n].to_vec();
@@ -238,7 +239,7 @@ impl MetricStats {
             .map(|((v, [b, a]), t)| cycle(*b, *a, *t).map(|c| v / c))
             .collect();
         Some(
-            self.split_by_run(x)
+            self.split_by_round(x)
                 .into_iter()
                 .map(|run| run.into_iter().flatten().collect())
                 .collect(),
@@ -272,7 +273,7 @@ impl MetricStats {
             iters,
             times_ns,
             bytes_per_iter: first.bytes_per_iter,
-            rep_sizes: parts.iter().map(|p| p.iters.len()).collect(),
+            round_sizes: parts.iter().map(|p| p.iters.len()).collect(),
             activity: parts.iter().flat_map(|p| p.activity.clone()).collect(),
             clock_ns: Vec::new(),
             ..first.clone()
@@ -444,7 +445,7 @@ mod tests {
             iters: iters.to_vec(),
             times_ns: times.to_vec(),
             bytes_per_iter: Some(8),
-            rep_sizes: vec![],
+            round_sizes: vec![],
             activity: vec![],
             clock_ns: vec![],
         }
@@ -500,8 +501,8 @@ mod tests {
         assert_eq!(p.std_dev_ns, 10.0);
         assert!(p.mean_ci_ns.0 < 20.0 && p.mean_ci_ns.1 > 20.0);
         assert_eq!(p.bytes_per_iter, Some(8));
-        assert_eq!(p.rep_sizes, vec![2, 1]);
-        assert_eq!(p.reps(), vec![vec![10.0, 20.0], vec![30.0]]);
+        assert_eq!(p.round_sizes, vec![2, 1]);
+        assert_eq!(p.rounds(), vec![vec![10.0, 20.0], vec![30.0]]);
         assert!(MetricStats::pool(&[]).is_none());
     }
 }

@@ -128,3 +128,59 @@ pub fn save_run(mut run: Run, machine: &str, opts: &Target) -> Result<PathBuf> {
     );
     Ok(dir)
 }
+
+/// A session's rounds saved as one run under `results/<machine>/<label>/`
+/// (`run --save`, each side of `kernels --save`): the label checked
+/// before anything runs, each round's run replacing the last save of this
+/// session.
+pub struct RunSaver {
+    target: Target,
+    /// The machine name, once checked.
+    machine: Option<String>,
+}
+
+impl RunSaver {
+    pub fn new(to: lmbench::session::SaveTo) -> RunSaver {
+        RunSaver::to(Target {
+            label: to.label.into(),
+            machine: to.machine.map(Into::into),
+            force: to.force,
+        })
+    }
+
+    pub fn to(target: Target) -> RunSaver {
+        RunSaver {
+            target,
+            machine: None,
+        }
+    }
+
+    fn machine(&self) -> Result<&str> {
+        self.machine
+            .as_deref()
+            .context("internal error: a run saved before its label was checked")
+    }
+}
+
+impl lmbench::session::SaveRounds for RunSaver {
+    fn check(&mut self) -> Result<()> {
+        self.machine = Some(precheck(&self.target)?);
+        Ok(())
+    }
+
+    fn save(&mut self, run: Run, rounds: usize) -> Result<()> {
+        let target = Target {
+            // The first save was checked before the session; later ones
+            // replace this session's own.
+            force: self.target.force || rounds > 1,
+            ..self.target.clone()
+        };
+        save_run(run, self.machine()?, &target)?;
+        Ok(())
+    }
+
+    fn saved(&self) -> Result<Run> {
+        let dir = store::run_dir(&store::results_root(), self.machine()?, &self.target.label);
+        store::load(&dir)
+    }
+}

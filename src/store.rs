@@ -176,15 +176,20 @@ pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
 /// with the remote peer its remote metrics were measured against.
 pub fn live() -> Result<Run> {
     let metrics = criterion_files::read_latest(&criterion_files::home())?;
-    let mut machine = Facts::collect();
+    Ok(live_run(metrics, Facts::collect(), 1))
+}
+
+/// A run measured now of `metrics` (pooled from `rounds` rounds) on the
+/// machine of `machine`, naming the remote peer of its remote metrics.
+pub fn live_run(metrics: BTreeMap<String, MetricStats>, mut machine: Facts, rounds: u32) -> Run {
     name_remote_peer(&mut machine, &metrics);
-    Ok(Run {
+    Run {
         machine,
         metrics,
         origin: Origin::Live,
-        meta: current_meta(1),
+        meta: current_meta(rounds),
         imported: None,
-    })
+    }
 }
 
 /// Records, for a run with remote metrics, the peer they were measured

@@ -36,17 +36,18 @@ fn stats() -> impl Strategy<Value = MetricStats> {
         .prop_flat_map(|n| {
             // Pooled runs' sizes add up to the samples (or are absent).
             let splits = (1..n).map(|k| vec![k, n - k]);
-            let rep_sizes: Vec<Vec<usize>> = [vec![], vec![n]].into_iter().chain(splits).collect();
+            let round_sizes: Vec<Vec<usize>> =
+                [vec![], vec![n]].into_iter().chain(splits).collect();
             (
                 prop::collection::vec(figure(), 6),
                 prop::collection::vec((1u64..1_000_000).prop_map(|i| i as f64), n),
                 prop::collection::vec(sample_time(), n),
                 prop::option::of(1u64..),
-                prop::sample::select(rep_sizes),
+                prop::sample::select(round_sizes),
             )
         })
         .prop_map(
-            |(f, iters, times_ns, bytes_per_iter, rep_sizes)| MetricStats {
+            |(f, iters, times_ns, bytes_per_iter, round_sizes)| MetricStats {
                 median_ns: f[0],
                 mean_ns: f[1],
                 mean_ci_ns: (f[2], f[3]),
@@ -56,7 +57,7 @@ fn stats() -> impl Strategy<Value = MetricStats> {
                 iters,
                 times_ns,
                 bytes_per_iter,
-                rep_sizes,
+                round_sizes,
                 activity: Vec::new(),
                 clock_ns: Vec::new(),
             },

@@ -50,7 +50,7 @@ fn use_run(run: &Run) {
         let x = s.per_iter_ns();
         let _ = stats::welch(&x, &x);
         let _ = stats::mad(&x);
-        let _ = s.reps();
+        let _ = s.rounds();
         let _ = MetricStats::pool(&[s.clone(), s.clone()]);
     }
     // compare's verdicts on the run against itself: no panic on any input.

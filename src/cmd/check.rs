@@ -21,7 +21,6 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 
-use super::run;
 use crate::verdict::{Comparison, Row, Verdict};
 use lmbench::flags::{Budget, BusyShare, MetricFilter, Percent, RunSpec};
 use lmbench::session::MeasureOptions;
@@ -100,16 +99,19 @@ pub fn run(opts: Args) -> Result<Outcome> {
             crate::store::resolve(opts.baseline.as_str())?,
         ),
         None => {
-            let measured = run::measure(&MeasureOptions {
-                quick: !opts.full,
-                filter: opts.filter.clone(),
-                budget: Some(opts.budget),
-                against: Some(opts.baseline.clone()),
-                threshold: opts.threshold,
-                // A bisect step must not pass on a partial run.
-                fail_fast: true,
-                ..MeasureOptions::default()
-            })?;
+            let measured = lmbench::session::measure(
+                &MeasureOptions {
+                    quick: !opts.full,
+                    filter: opts.filter.clone(),
+                    budget: Some(opts.budget),
+                    against: Some(opts.baseline.clone()),
+                    threshold: opts.threshold,
+                    // A bisect step must not pass on a partial run.
+                    fail_fast: true,
+                    ..MeasureOptions::default()
+                },
+                None,
+            )?;
             let Some(old) = measured.against else {
                 bail!(
                     "internal error: measuring against {} returned no baseline",

@@ -17,8 +17,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use lmbench_support::catalog::{Metric, Program, Unit, PROGRAMS};
 
-use crate::saving::{self, Target};
+use crate::saving::{RunSaver, Target};
 use lmbench::flags;
+use lmbench::session::SaveRounds;
 
 mod bisect;
 mod exes;
@@ -238,23 +239,22 @@ pub fn run(opts: Args) -> Result<()> {
     if image::which("qemu-system-x86_64").is_none() {
         bail!("qemu-system-x86_64 not found: apt-get install qemu-system-x86 (Debian, Ubuntu)");
     }
-    let targets: Vec<Target> = match &opts.save {
+    let mut savers: Vec<RunSaver> = match &opts.save {
         None => Vec::new(),
         Some(label) => (0..sides.len())
-            .map(|i| Target {
-                label: format!("{}-{}", label.as_str(), sitting::letter(i)),
-                machine: opts.machine.clone().map(Into::into),
-                force: opts.force,
+            .map(|i| {
+                RunSaver::to(Target {
+                    label: format!("{}-{}", label.as_str(), sitting::letter(i)),
+                    machine: opts.machine.clone().map(Into::into),
+                    force: opts.force,
+                })
             })
             .collect(),
     };
     // Every label is checked before the first boot.
-    let machine = targets
-        .iter()
-        .map(saving::precheck)
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .next();
+    for saver in &mut savers {
+        saver.check()?;
+    }
     std::fs::create_dir_all(kernels_dir())
         .with_context(|| format!("creating {}", kernels_dir().display()))?;
     let _lock = lmbench::lock::lock_run(&lmbench::lock::work_dir())?;
@@ -310,13 +310,11 @@ pub fn run(opts: Args) -> Result<()> {
         rounds: opts.rounds,
         budget: opts.budget.map(lmbench::flags::Budget::get),
         threshold: opts.threshold.get(),
-        targets: &targets,
-        machine_name: machine.as_deref(),
     };
     if let Some(m) = &opts.bisect {
         return bisect::run(&plan, m.0.id, &mut log);
     }
-    let runs = sitting::run(&plan, &mut log, started)?;
+    let runs = sitting::run(&plan, &mut savers, &mut log, started)?;
     print!("{}", crate::report::render(&runs)?);
     for (i, new) in runs.iter().enumerate().skip(1) {
         let old = &runs[0];
@@ -348,7 +346,7 @@ fn step_filter(p: &Program, metrics: &[&Metric]) -> String {
         return String::new();
     }
     let ids: Vec<String> = metrics.iter().map(|m| m.id.to_string()).collect();
-    crate::cmd::run::exact_filter(&ids)
+    lmbench::session::exact_filter(&ids)
 }
 
 #[cfg(test)]

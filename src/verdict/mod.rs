@@ -400,11 +400,11 @@ struct Sides {
 /// whole.
 fn idle_reps(
     s: &MetricStats,
-    reps: Vec<Vec<f64>>,
+    rounds: Vec<Vec<f64>>,
     busy_cpus: f64,
 ) -> (Vec<Vec<f64>>, usize, Option<Activity>) {
-    if s.activity.len() == reps.len() && reps.len() > 1 {
-        let (idle, busy): (Vec<_>, Vec<_>) = reps
+    if s.activity.len() == rounds.len() && rounds.len() > 1 {
+        let (idle, busy): (Vec<_>, Vec<_>) = rounds
             .into_iter()
             .zip(&s.activity)
             .partition(|(_, a)| !a.is_busy(busy_cpus));
@@ -419,8 +419,8 @@ fn idle_reps(
         );
     }
     match s.busy_window(busy_cpus) {
-        Some(a) => (Vec::new(), reps.len(), Some(a.clone())),
-        None => (reps, 0, None),
+        Some(a) => (Vec::new(), rounds.len(), Some(a.clone())),
+        None => (rounds, 0, None),
     }
 }
 
@@ -438,12 +438,13 @@ pub const MIN_STEADY: usize = 2;
 /// about three times less so than in time (docs/compare.md). An unpinned
 /// round trip is left in time: the probes run on one end's CPU and the
 /// placement, not the clock, decides it.
-fn reps_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2]> {
+fn rounds_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Rounds; 2]> {
     let enough = |r: &[Vec<f64>]| r.iter().all(|r| r.len() >= MIN_STEADY);
-    let scaled = |co: Reps, cn: Reps, clocks: Vec<f64>| -> [Reps; 2] {
+    let scaled = |co: Rounds, cn: Rounds, clocks: Vec<f64>| -> [Rounds; 2] {
         let at = stats::median(&clocks);
-        let scale = |reps: Reps| -> Reps {
-            reps.into_iter()
+        let scale = |rounds: Rounds| -> Rounds {
+            rounds
+                .into_iter()
                 .map(|r| r.into_iter().map(|c| c * at).collect())
                 .collect()
         };
@@ -461,7 +462,7 @@ fn reps_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Reps; 2
 }
 
 /// Samples (ns per iteration) run by run.
-type Reps = Vec<Vec<f64>>;
+type Rounds = Vec<Vec<f64>>;
 
 /// The per-run statistics (ns) of both sides, busy runs left out; per
 /// cycle where the metric and both runs allow (`cycles`).
@@ -469,14 +470,14 @@ fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: boo
     let per_cycle = cycles
         .then(|| {
             estimate::per_cycle(id)
-                .then(|| reps_per_cycle(id, o, n))
+                .then(|| rounds_per_cycle(id, o, n))
                 .flatten()
         })
         .flatten();
     let per_cycle_used = per_cycle.is_some();
-    let [reps_o, reps_n] = per_cycle.unwrap_or_else(|| [o.reps(), n.reps()]);
-    let (ro, bo, wo) = idle_reps(o, reps_o, busy_cpus);
-    let (rn, bn, wn) = idle_reps(n, reps_n, busy_cpus);
+    let [rounds_o, rounds_n] = per_cycle.unwrap_or_else(|| [o.rounds(), n.rounds()]);
+    let (ro, bo, wo) = idle_reps(o, rounds_o, busy_cpus);
+    let (rn, bn, wn) = idle_reps(n, rounds_n, busy_cpus);
     let all = |r: &[Vec<f64>]| -> Vec<f64> { r.iter().flatten().copied().collect() };
     // Like with like only where both sides hold both modes: modes that
     // split the sides apart are the change itself, not a lottery.
@@ -497,8 +498,9 @@ fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: boo
         .filter(|&k| k > 0)
         .min()
         .unwrap_or(0);
-    let per_run = |reps: &[Vec<f64>]| -> Vec<f64> {
-        reps.iter()
+    let per_run = |rounds: &[Vec<f64>]| -> Vec<f64> {
+        rounds
+            .iter()
             .filter_map(|r| {
                 let v = match &modes {
                     Some(md) => {
@@ -933,7 +935,7 @@ fn drift(rows: &[Row], is_sentinel: impl Fn(&str) -> bool) -> Drift {
 
 #[cfg(test)]
 mod tests {
-    use super::{reps_per_cycle, Drift, MetricStats};
+    use super::{rounds_per_cycle, Drift, MetricStats};
 
     fn drift(called: usize, same_way: usize, median_pct: f64) -> Drift {
         Drift {
@@ -1005,13 +1007,13 @@ mod tests {
             MetricStats::pool(&[run(), run()]).unwrap()
         };
         let (o, n) = (side(0.25), side(0.275));
-        let [co, cn] = reps_per_cycle("lat_proc/exec", &o, &n).expect("probed");
+        let [co, cn] = rounds_per_cycle("lat_proc/exec", &o, &n).expect("probed");
         assert!(co
             .iter()
             .chain(&cn)
             .flatten()
             .all(|v| (v - 150e6).abs() < 1.0));
-        assert!(reps_per_cycle("lat_pipe/pipe", &o, &n).is_none());
+        assert!(rounds_per_cycle("lat_pipe/pipe", &o, &n).is_none());
     }
 
     #[test]

@@ -28,21 +28,26 @@ pub struct Noise {
 
 /// The split for a metric of at least two runs of at least two samples.
 pub fn split(s: &MetricStats) -> Option<Noise> {
-    let reps: Vec<Vec<f64>> = s
-        .reps()
+    let rounds: Vec<Vec<f64>> = s
+        .rounds()
         .into_iter()
         .map(|r| r.into_iter().filter(|x| *x > 0.0).map(f64::ln).collect())
         .collect();
-    if reps.len() < 2 || reps.iter().any(|r: &Vec<f64>| r.len() < 2) {
+    if rounds.len() < 2 || rounds.iter().any(|r: &Vec<f64>| r.len() < 2) {
         return None;
     }
-    let within = stats::mean(&reps.iter().map(|r| stats::variance(r)).collect::<Vec<_>>());
-    let n = stats::mean(&reps.iter().map(|r| r.len() as f64).collect::<Vec<_>>());
-    let means: Vec<f64> = reps.iter().map(|r| stats::mean(r)).collect();
+    let within = stats::mean(
+        &rounds
+            .iter()
+            .map(|r| stats::variance(r))
+            .collect::<Vec<_>>(),
+    );
+    let n = stats::mean(&rounds.iter().map(|r| r.len() as f64).collect::<Vec<_>>());
+    let means: Vec<f64> = rounds.iter().map(|r| stats::mean(r)).collect();
     let of_means = stats::variance(&means);
     let between = (of_means - within / n).max(0.0);
     Some(Noise {
-        runs: reps.len(),
+        runs: rounds.len(),
         within_pct: 100.0 * within.sqrt(),
         between_pct: 100.0 * between.sqrt(),
         between_share: if of_means > 0.0 {

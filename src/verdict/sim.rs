@@ -96,7 +96,7 @@ fn samples(rng: &mut Rng, d: Design, ns: f64) -> MetricStats {
         iters,
         times_ns: times,
         bytes_per_iter: None,
-        rep_sizes: if d.runs > 1 {
+        round_sizes: if d.runs > 1 {
             vec![d.samples; d.runs]
         } else {
             vec![]
@@ -110,7 +110,7 @@ fn samples(rng: &mut Rng, d: Design, ns: f64) -> MetricStats {
 pub(crate) fn run_of(metrics: Vec<(&'static Metric, MetricStats)>) -> Run {
     let runs = metrics
         .first()
-        .map_or(1, |(_, s)| s.rep_sizes.len().max(1) as u32);
+        .map_or(1, |(_, s)| s.round_sizes.len().max(1) as u32);
     Run {
         machine: Facts::default(),
         metrics: metrics

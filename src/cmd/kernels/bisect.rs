@@ -85,7 +85,6 @@ pub fn run(plan: &Plan, metric: &str, log: &mut std::fs::File) -> Result<()> {
         let pair = [sides[0].clone(), sides[i].clone()];
         let p = Plan {
             sides: &pair,
-            targets: &[],
             ..plan.clone()
         };
         eprintln!(
@@ -93,7 +92,7 @@ pub fn run(plan: &Plan, metric: &str, log: &mut std::fs::File) -> Result<()> {
             side_name(&sides[0], 0),
             side_name(&sides[i], i)
         );
-        let runs = sitting::run(&p, log, std::time::Instant::now())?;
+        let runs = sitting::run(&p, &mut [], log, std::time::Instant::now())?;
         let row = row_of(&runs, metric, plan.threshold)?;
         let step = Step { index: i, row };
         eprintln!("bisect: {}", say(sides, &step));

@@ -14,9 +14,10 @@ use super::exes::Built;
 use super::guest::{self, Accel, Event, Machine};
 use super::image::Side;
 use super::timeline::Timeline;
-use crate::cmd::run::failures::{self, Failure};
-use crate::run::{MetricStats, Origin, Run};
-use crate::saving::Target;
+use crate::run::{MetricStats, Run};
+use crate::saving::RunSaver;
+use lmbench::session::failures::{self, Failure};
+use lmbench::session::SaveRounds;
 
 /// What a sitting measures, and where it saves.
 #[derive(Clone)]
@@ -35,9 +36,6 @@ pub struct Plan<'a> {
     /// Pairs of rounds after those, on the undecided metrics only.
     pub budget: Option<Duration>,
     pub threshold: f64,
-    /// One per side with --save.
-    pub targets: &'a [Target],
-    pub machine_name: Option<&'a str>,
 }
 
 /// Side `i`'s letter: a, b, c...
@@ -218,15 +216,21 @@ struct Boot {
     facts: Option<Facts>,
 }
 
-/// Runs the sitting; returns each side's run (as saved, with --save).
-pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec<Run>> {
+/// Runs the sitting, each side's rounds saved by its saver after every
+/// round (none: not saved); returns each side's run (as saved, with one).
+pub fn run(
+    plan: &Plan,
+    savers: &mut [RunSaver],
+    log: &mut std::fs::File,
+    started: Instant,
+) -> Result<Vec<Run>> {
     let n = plan.sides.len();
     let host = Facts::collect();
     let sitting = crate::store::utc_now();
-    let mut reps: Vec<Vec<BTreeMap<String, MetricStats>>> = vec![Vec::new(); n];
+    let mut results: Vec<Vec<BTreeMap<String, MetricStats>>> = vec![Vec::new(); n];
     let mut failed: Vec<Vec<Failure>> = vec![Vec::new(); n];
     let mut facts: Vec<Option<Facts>> = vec![None; n];
-    let mut rng = crate::cmd::run::Rng::from_clock();
+    let mut rng = lmbench::session::Rng::from_clock();
     let mut order: Vec<usize> = (0..n).collect();
     let mut fs = Initramfs::new(
         plan.programs.clone(),
@@ -247,10 +251,10 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
                 eprintln!("budget spent: {:.0} s", started.elapsed().as_secs_f64());
                 break;
             }
-            let a = pooled(&reps[0], &facts[0], &failed[0], &host, plan, 0, &sitting);
-            let b = pooled(&reps[1], &facts[1], &failed[1], &host, plan, 1, &sitting);
+            let a = pooled(&results[0], &facts[0], &failed[0], &host, plan, 0, &sitting);
+            let b = pooled(&results[1], &facts[1], &failed[1], &host, plan, 1, &sitting);
             let undecided: BTreeSet<String> =
-                crate::cmd::run::undecided(&b, Some(&a), plan.threshold)
+                lmbench::session::undecided(&b, Some(&a), plan.threshold)
                     .into_iter()
                     .map(|c| c.id)
                     .collect();
@@ -298,7 +302,7 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
         let mut this_round: Vec<(usize, Boot)> = Vec::new();
         for (k, &side) in order.iter().enumerate() {
             let left = plan.rounds.saturating_sub(round) as usize * n - k;
-            let eta = crate::cmd::run::eta_left(
+            let eta = lmbench::session::eta::left(
                 (!boot_times.is_empty()).then(|| mean(&boot_times) * left as u32),
             );
             eprintln!(
@@ -327,35 +331,27 @@ pub fn run(plan: &Plan, log: &mut std::fs::File, started: Instant) -> Result<Vec
             }
             failed[side].extend(boot.failed);
             if !boot.metrics.is_empty() {
-                reps[side].push(boot.metrics);
+                results[side].push(boot.metrics);
             }
         }
         round += 1;
-        for (i, target) in plan.targets.iter().enumerate() {
-            let run = pooled(&reps[i], &facts[i], &failed[i], &host, plan, i, &sitting);
-            let target = Target {
-                force: target.force || round > 1,
-                ..target.clone()
-            };
-            crate::saving::save_run(run, plan.machine_name.unwrap_or_default(), &target)?;
+        for (i, saver) in savers.iter_mut().enumerate() {
+            let run = pooled(&results[i], &facts[i], &failed[i], &host, plan, i, &sitting);
+            saver.save(run, round as usize)?;
         }
     }
     let mut runs = Vec::new();
     for i in 0..n {
-        if reps[i].is_empty() {
+        if results[i].is_empty() {
             bail!(
                 "{}: no metric was measured (its console is in {})",
                 side_name(&plan.sides[i], i),
                 super::log_path().display()
             );
         }
-        runs.push(match (plan.targets.get(i), plan.machine_name) {
-            (Some(t), Some(m)) => crate::store::load(&crate::store::run_dir(
-                &crate::store::results_root(),
-                m,
-                &t.label,
-            ))?,
-            _ => pooled(&reps[i], &facts[i], &failed[i], &host, plan, i, &sitting),
+        runs.push(match savers.get(i) {
+            Some(saver) => saver.saved()?,
+            None => pooled(&results[i], &facts[i], &failed[i], &host, plan, i, &sitting),
         });
     }
     Ok(runs)
@@ -520,7 +516,7 @@ fn boot_once(
 /// Side `i`'s run of the rounds so far: its samples pooled, the guest's
 /// facts, and what it ran on.
 fn pooled(
-    reps: &[BTreeMap<String, MetricStats>],
+    results: &[BTreeMap<String, MetricStats>],
     guest: &Option<Facts>,
     failed: &[Failure],
     host: &Facts,
@@ -544,27 +540,22 @@ fn pooled(
     f.set("host_cpu_model", host.get("cpu_model").map(str::to_string));
     f.set("sitting", Some(sitting.to_string()));
     f.set("sitting_side", Some(letter(i).to_string()));
-    let mut metrics = crate::cmd::run::pool(reps);
-    if m.accel == Accel::Icount {
+    let icount = m.accel == Accel::Icount;
+    if icount {
         f.set("time_unit", Some("instructions".to_string()));
         // A guest's clock under icount is its instruction count: its
         // "MHz" (the virtual TSC's) and the cycle probes beside each
         // sample say nothing of a CPU, and a per-cycle comparison would
         // only divide by a constant.
         f.0.remove("cpu_mhz");
-        for s in metrics.values_mut() {
+    }
+    let mut run = lmbench::session::live_run(results, &f, failed);
+    if icount {
+        for s in run.metrics.values_mut() {
             s.clock_ns.clear();
         }
     }
-    let mut meta = crate::store::current_meta(reps.len() as u32);
-    meta.failed = failures::unmeasured(failed, &metrics);
-    Run {
-        machine: f,
-        metrics,
-        origin: Origin::Live,
-        meta,
-        imported: None,
-    }
+    run
 }
 
 #[cfg(test)]

@@ -33,7 +33,6 @@ pub struct MeasureOptions {
     pub against: Option<RunSpec>,
     /// What "decided" means for a budget.
     pub threshold: Percent,
-    pub save: Option<SaveTo>,
     /// Only the metrics with a floor, each beside its floor.
     pub paired: bool,
     /// Stop at the first failed program, saving nothing.
@@ -50,7 +49,6 @@ impl Default for MeasureOptions {
             budget: None,
             against: None,
             threshold: Percent::DEFAULT_THRESHOLD,
-            save: None,
             paired: false,
             fail_fast: false,
         }

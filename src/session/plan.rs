@@ -161,18 +161,18 @@ pub(super) fn plan(filter: Option<&str>, paired_only: bool) -> Result<Plan> {
 
 /// `--paired`: each floor's ratio (figure / floor) in every round, and
 /// their median: the paired figure a drifting host cannot fake.
-pub(super) fn rounds(reps: &[BTreeMap<String, MetricStats>]) -> String {
-    let value = |rep: &BTreeMap<String, MetricStats>, m: &Metric| {
-        rep.get(m.id).map(|s| s.headline_ns(m.headline))
+pub(super) fn rounds(rounds: &[BTreeMap<String, MetricStats>]) -> String {
+    let value = |round: &BTreeMap<String, MetricStats>, m: &Metric| {
+        round.get(m.id).map(|s| s.headline_ns(m.headline))
     };
     let mut out = format!(
         "Paired ratios (figure / floor) per round, {} round(s):\n",
-        reps.len()
+        rounds.len()
     );
     for f in FLOORS {
-        let ratios: Vec<f64> = reps
+        let ratios: Vec<f64> = rounds
             .iter()
-            .filter_map(|rep| Some(value(rep, f.metric)? / value(rep, f.floor)?))
+            .filter_map(|round| Some(value(round, f.metric)? / value(round, f.floor)?))
             .collect();
         if ratios.is_empty() {
             continue;

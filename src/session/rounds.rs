@@ -45,7 +45,7 @@ impl Rng {
     }
 }
 
-pub fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
+pub(super) fn shuffled<'a>(steps: &'a [Step], rng: &mut Rng) -> Vec<&'a Step> {
     let mut blocks: Vec<Vec<&Step>> = Vec::new();
     for s in steps {
         let is_floor = std::ptr::eq(s.program, &floor::PROGRAM);
@@ -128,7 +128,7 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
         sittings: None,
     };
     let c = verdict::compare(against.unwrap_or(run), run, &opts);
-    let runs_of = |id: &str| run.metrics.get(id).map_or(0, |s| s.reps().len());
+    let runs_of = |id: &str| run.metrics.get(id).map_or(0, |s| s.rounds().len());
     let mut out: Vec<Candidate> = c
         .rows
         .iter()
@@ -144,7 +144,7 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
             // whatever this side adds (a side of one run is never called):
             // past a second run of its own, more are time lost.
             let stuck = against
-                .is_some_and(|a| a.metrics.get(&r.id).map_or(0, |s| s.reps().len()) < 2)
+                .is_some_and(|a| a.metrics.get(&r.id).map_or(0, |s| s.rounds().len()) < 2)
                 && runs_of(&r.id) >= 2;
             let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) && !stuck;
             let short = k.tier == 0 && runs_of(&r.id) < COLUMN_RUNS;

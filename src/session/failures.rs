@@ -1,7 +1,7 @@
 //! A program that fails costs a run its own metrics, not the sitting: the
 //! run goes on (as lmbench's own scripts do), keeps the one-line reason
 //! the bench gave, saves the metrics it could not measure as failed, and
-//! ends with the list and exit status [`crate::exit::PARTIAL`]. `--fail-fast`
+//! ends with the list and the partial run's exit status (3). `--fail-fast`
 //! (and `check`, where a bisect step must not pass on a partial run) stop
 //! at the first failure instead.
 
@@ -148,7 +148,8 @@ pub fn unmeasured(
 }
 
 /// A run that went on past failed programs: listed on stderr by `run`,
-/// then this one-line error, exit status [`crate::exit::PARTIAL`].
+/// then this one-line error; `lmbench` exits with the partial run's
+/// status (3).
 #[derive(Debug)]
 pub struct Partial {
     pub failed: Vec<Failure>,
