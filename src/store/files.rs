@@ -1,19 +1,6 @@
-//! Saved runs: the ONLY module that reads and writes `results/`.
-//!
-//! Layout: `results/<machine>/<label>/` holding `run.json` (schema version,
-//! suite and tool versions, per-metric statistics and raw samples in ns per
-//! iteration), `machine.json` (machine facts), `SUMMARY.txt` (the rendered
-//! tables) and optionally `profiles/<metric id, '/' as '__'>.folded`.
-//! The results directory is `$LMBENCH_RESULTS`, else `<workspace>/results`.
-//! Every writer (`save`, `run --save`, `import`) takes the names
-//! ([`check_name`], [`to_name`]), the run's directory ([`run_dir`]), the
-//! checks before writing ([`check_root`], [`check_free`]) and SUMMARY.txt's
-//! text ([`summary_text`]) from here, so the layout is decided once.
-//!
-//! A run name (`RUN` on the command line) is `latest` (Criterion's live
-//! results), a directory holding a run.json, `machine/label`, or a bare
-//! label that only one machine has. [`resolve`] turns one into a [`Run`];
-//! every command (summary, compare, export, restore, plot, profile) uses it.
+//! A saved run's files, read and written: run.json (one line per metric),
+//! machine.json and SUMMARY.txt, published whole (`crate::publish`) and
+//! every figure checked on the way in and out.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -24,84 +11,17 @@ use lmbench_support::catalog::Metric;
 use lmbench_support::machine::Facts;
 use serde::{Deserialize, Serialize};
 
+use super::layout::{check_free, check_name, check_root, profile_file_name, run_dir};
 use crate::publish::{self, write_file};
 use crate::run::{Imported, Meta, MetricStats, Origin, Run};
-use crate::{criterion_files, workspace};
 
 /// The newest run.json format version this build reads. It writes 1 for
 /// runs of ours and 2 for imported runs (which carry `imported` and no
 /// samples), so a build that predates imports refuses those instead of
 /// showing an empty run.
 pub const SCHEMA: u32 = 2;
+
 const SCHEMA_MEASURED: u32 = 1;
-
-/// Where saved runs live.
-pub fn results_root() -> PathBuf {
-    match std::env::var_os("LMBENCH_RESULTS") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => workspace::root().join("results"),
-    }
-}
-
-/// Machine names and labels become directory names: `[A-Za-z0-9._-]`, at
-/// most 64 characters, starting with a letter or digit.
-pub fn check_name(what: &str, s: &str) -> Result<()> {
-    let ok = !s.is_empty()
-        && s.len() <= 64
-        && s.as_bytes()[0].is_ascii_alphanumeric()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if !ok {
-        bail!("bad {what} {s:?}: use 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
-    }
-    Ok(())
-}
-
-/// `s` (a host name) as a machine directory name that [`check_name`]
-/// takes: other characters become '_', at most 64 are kept, and one not
-/// starting with a letter or digit gets an `x` in front.
-pub fn to_name(s: &str) -> String {
-    let mut name: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-        name.insert(0, 'x');
-        name.truncate(64);
-    }
-    name
-}
-
-/// The directory run `label` of `machine` is saved in under `root`.
-pub fn run_dir(root: &Path, machine: &str, label: &str) -> PathBuf {
-    root.join(machine).join(label)
-}
-
-/// Refuses a results directory that exists but is not a directory.
-pub fn check_root(root: &Path) -> Result<()> {
-    if root.exists() && !root.is_dir() {
-        bail!("results directory {} is not a directory", root.display());
-    }
-    Ok(())
-}
-
-/// Refuses to write over the saved run at `dest` unless `force`.
-pub fn check_free(dest: &Path, force: bool) -> Result<()> {
-    if dest.exists() && !force {
-        bail!(
-            "{} already exists: choose another label or pass --force to replace it",
-            dest.display()
-        );
-    }
-    Ok(())
-}
 
 /// Who wrote a saved run, as SUMMARY.txt's first line says.
 pub enum Writer<'a> {
@@ -155,185 +75,6 @@ struct RunFile {
     metrics: BTreeMap<String, SavedMetric>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     imported: Option<Imported>,
-}
-
-/// The file name a metric's folded stacks are saved under.
-pub fn profile_file_name(metric_id: &str) -> String {
-    format!("{}.folded", metric_id.replace('/', "__"))
-}
-
-/// The saved folded stacks of `metric_id` in a saved run, if it has them
-/// (for `lmbench profile --vs RUN`).
-pub fn saved_profile(run: &Run, metric_id: &str) -> Option<PathBuf> {
-    let Origin::Saved { dir, .. } = &run.origin else {
-        return None;
-    };
-    let p = dir.join("profiles").join(profile_file_name(metric_id));
-    p.is_file().then_some(p)
-}
-
-/// The live run: Criterion's latest results and this machine's facts,
-/// with the remote peer its remote metrics were measured against.
-pub fn live() -> Result<Run> {
-    let metrics = criterion_files::read_latest(&criterion_files::home())?;
-    Ok(live_run(metrics, Facts::collect(), 1))
-}
-
-/// A run measured now of `metrics` (pooled from `rounds` rounds) on the
-/// machine of `machine`, naming the remote peer of its remote metrics.
-pub fn live_run(metrics: BTreeMap<String, MetricStats>, mut machine: Facts, rounds: u32) -> Run {
-    name_remote_peer(&mut machine, &metrics);
-    Run {
-        machine,
-        metrics,
-        origin: Origin::Live,
-        meta: current_meta(rounds),
-        imported: None,
-    }
-}
-
-/// Records, for a run with remote metrics, the peer they were measured
-/// against (as the benches left it beside Criterion's results).
-pub fn name_remote_peer(machine: &mut Facts, metrics: &BTreeMap<String, MetricStats>) {
-    let remote = lmbench_support::catalog::tables::remote_metrics();
-    if !metrics.keys().any(|id| remote.iter().any(|m| m.id == id)) {
-        return;
-    }
-    let peers = criterion_files::read_remote_peers(&criterion_files::home());
-    let named = if peers.is_empty() {
-        "not recorded".to_string()
-    } else {
-        peers.join("; ")
-    };
-    machine.set(lmbench_support::machine::REMOTE_PEER, Some(named));
-}
-
-/// Resolves several run names, in order. A directory that holds saved
-/// runs one or two levels down (`results/`, `results/vm`) stands for all
-/// of them, sorted.
-pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<Run>> {
-    let mut out = Vec::new();
-    for spec in specs {
-        let spec = spec.as_ref();
-        let p = Path::new(spec);
-        if p.is_dir() && !p.join("run.json").is_file() {
-            let dirs = run_dirs_under(p)?;
-            if !dirs.is_empty() {
-                for d in dirs {
-                    out.push(load(&d)?);
-                }
-                continue;
-            }
-        }
-        out.push(resolve(spec)?);
-    }
-    Ok(out)
-}
-
-/// Directories with a run.json at `dir/*` or `dir/*/*`.
-fn run_dirs_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    let subdirs = |d: &Path| -> Result<Vec<PathBuf>> {
-        let mut v: Vec<PathBuf> = fs::read_dir(d)
-            .with_context(|| format!("cannot read results directory {}", d.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.is_dir()
-                    && !p
-                        .file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect();
-        v.sort();
-        Ok(v)
-    };
-    let mut out = Vec::new();
-    for d in subdirs(dir)? {
-        if d.join("run.json").is_file() {
-            out.push(d);
-        } else {
-            out.extend(
-                subdirs(&d)?
-                    .into_iter()
-                    .filter(|e| e.join("run.json").is_file()),
-            );
-        }
-    }
-    Ok(out)
-}
-
-/// Resolves a run name (see the module doc) to its run.
-pub fn resolve(spec: &str) -> Result<Run> {
-    if spec == "latest" {
-        return live();
-    }
-    let as_path = Path::new(spec);
-    if as_path.join("run.json").is_file() {
-        return load(as_path);
-    }
-    let root = results_root();
-    if let Some((machine, label)) = spec.split_once('/') {
-        if check_name("machine", machine).is_ok() && check_name("label", label).is_ok() {
-            let dir = run_dir(&root, machine, label);
-            if dir.join("run.json").is_file() {
-                return load(&dir);
-            }
-        }
-    }
-    let saved = list(&root)?;
-    if check_name("label", spec).is_ok() {
-        let hits: Vec<_> = saved.iter().filter(|(_, l)| l == spec).collect();
-        match hits.as_slice() {
-            [(m, l)] => return load(&run_dir(&root, m, l)),
-            [] => {}
-            many => bail!(
-                "run {spec:?} is ambiguous: {}; name it as machine/label",
-                many.iter()
-                    .map(|(m, l)| format!("{m}/{l}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-    }
-    let known = if saved.is_empty() {
-        format!("no saved runs in {}", root.display())
-    } else {
-        let names: Vec<String> = saved.iter().map(|(m, l)| format!("{m}/{l}")).collect();
-        format!("saved runs: {}", names.join(", "))
-    };
-    bail!("unknown run {spec:?} (RUN is `latest`, machine/label, or a directory with run.json; {known})")
-}
-
-/// Every saved run under `root` as (machine, label), sorted. A missing
-/// root has none; an unreadable one is an error.
-pub fn list(root: &Path) -> Result<Vec<(String, String)>> {
-    if !root.exists() {
-        return Ok(Vec::new());
-    }
-    let read = |dir: &Path| -> Result<Vec<String>> {
-        let mut names = Vec::new();
-        let entries = fs::read_dir(dir)
-            .with_context(|| format!("cannot read results directory {}", dir.display()))?;
-        for e in entries {
-            let e =
-                e.with_context(|| format!("cannot read results directory {}", dir.display()))?;
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') && e.path().is_dir() {
-                names.push(name);
-            }
-        }
-        names.sort();
-        Ok(names)
-    };
-    let mut out = Vec::new();
-    for machine in read(root)? {
-        for label in read(&root.join(&machine))? {
-            if run_dir(root, &machine, &label).join("run.json").is_file() {
-                out.push((machine.clone(), label));
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// Loads a saved run from its directory.
@@ -612,91 +353,10 @@ fn write_run_dir(tmp: &Path, run: &Run, opts: &SaveOptions) -> Result<()> {
     Ok(())
 }
 
-/// The suite, tools and time of a run made now.
-pub fn current_meta(runs_pooled: u32) -> Meta {
-    let root = workspace::root();
-    Meta {
-        suite_version: env!("CARGO_PKG_VERSION").to_string(),
-        commit: git_commit(&root),
-        criterion_version: criterion_version(&root),
-        date: utc_now(),
-        runs_pooled,
-        failed: Default::default(),
-    }
-}
-
-fn git_commit(root: &Path) -> Option<String> {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let head = git(&["rev-parse", "HEAD"])?;
-    let dirty =
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-    Some(if dirty { format!("{head}-dirty") } else { head })
-}
-
-/// Criterion's version as locked in Cargo.lock: what the benches built with.
-fn criterion_version(root: &Path) -> Option<String> {
-    let lock = fs::read_to_string(root.join("Cargo.lock")).ok()?;
-    let mut lines = lock.lines();
-    while let Some(l) = lines.next() {
-        if l.trim() == "name = \"criterion\"" {
-            let v = lines.next()?.trim().strip_prefix("version = ")?;
-            return Some(v.trim_matches('"').to_string());
-        }
-    }
-    None
-}
-
-/// The current time as RFC 3339 UTC to the second, as `2024-11-30T10:00:00Z`
-/// (saved runs hold dates in this form); a clock set before 1970 reads as
-/// 1970's first second.
-pub fn utc_now() -> String {
-    utc_date(jiff::Timestamp::now().max(jiff::Timestamp::UNIX_EPOCH))
-}
-
-/// `t` as RFC 3339 UTC, the seconds truncated.
-fn utc_date(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_restricted() {
-        for ok in ["vm", "before-6.8", "a_1", "X.Y"] {
-            assert!(check_name("label", ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "",
-            ".",
-            "..",
-            "a/b",
-            "-x",
-            "a b",
-            ".hidden",
-            &"x".repeat(65),
-        ] {
-            assert!(check_name("label", bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn hosts_become_directory_names() {
-        assert_eq!(to_name("pmax-G 0"), "pmax-G_0");
-        assert_eq!(to_name("ds20"), "ds20");
-        assert_eq!(to_name(".hidden"), "x.hidden");
-        assert!(check_name("machine", &to_name(&"é".repeat(80))).is_ok());
-    }
+    use crate::store::current_meta;
 
     #[test]
     fn run_json_has_one_line_per_metric() {
@@ -726,26 +386,5 @@ mod tests {
         assert_eq!(lines[lines.len() - 1], "}");
         let back = parse_run(Path::new("/x"), &text, &String::from_utf8(facts).unwrap()).unwrap();
         assert_eq!(back.metrics, run.metrics);
-    }
-
-    #[test]
-    fn profile_names_flatten_ids() {
-        assert_eq!(
-            profile_file_name("lat_fs/create/10k"),
-            "lat_fs__create__10k.folded"
-        );
-    }
-
-    #[test]
-    fn dates_are_rfc3339() {
-        let d = utc_now();
-        assert_eq!(d.len(), 20, "{d}");
-        assert!(d.starts_with("20") && d.ends_with('Z'));
-        let at =
-            |secs: i64, nanos: i32| utc_date(jiff::Timestamp::new(secs, nanos).expect("in range"));
-        assert_eq!(at(0, 0), "1970-01-01T00:00:00Z");
-        assert_eq!(at(951_782_400, 0), "2000-02-29T00:00:00Z");
-        assert_eq!(at(1_700_000_000, 999_999_999), "2023-11-14T22:13:20Z");
-        assert_eq!(at(4_102_444_799, 0), "2099-12-31T23:59:59Z");
     }
 }
