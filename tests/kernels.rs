@@ -87,6 +87,16 @@ fn bad_sizes_and_counts_are_refused_by_the_parser() {
     }
 }
 
+#[test]
+fn a_budget_after_a_single_round_is_refused_before_any_work() {
+    let env = Env::new();
+    let k = fake_image(env.dir.path(), "bzImage");
+    let o = env.lmbench(&[
+        "kernels", "--kernel", &k, "--kernel", &k, "--rounds", "1", "--budget", "10m",
+    ]);
+    fails_with(&o, "--budget needs --rounds 2 or more");
+}
+
 fn slow_tests() -> bool {
     let on = std::env::var_os("LMBENCH_SLOW_TESTS").is_some_and(|v| v == "1");
     if !on {

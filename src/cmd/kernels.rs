@@ -22,6 +22,7 @@ use lmbench::flags;
 use lmbench::session::SaveRounds;
 
 mod bisect;
+mod boot;
 mod exes;
 mod guest;
 mod image;
@@ -76,9 +77,11 @@ pub struct Args {
     /// Boots per side in the sitting, in balanced order (2: A B B A).
     #[arg(long, default_value_t = 2, value_parser = flags::with(|s| flags::whole(s, 1, 1000)))]
     pub rounds: u32,
-    /// After those rounds, go on in pairs of rounds, re-measuring only the
-    /// metrics still undecided between the first two sides, for this long
-    /// in all (30m, 1h).
+    /// After those rounds (2 or more), go on in pairs of rounds for this
+    /// long in all (30m, 1h), re-measuring only the metrics in doubt
+    /// between the first two sides (undecided, or behind lmbench's own
+    /// columns and too coarse to see --threshold) that the time left can
+    /// settle; boots of fewer metrics are shorter, and buy more rounds.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<lmbench::flags::Budget>,
     /// The change that matters, percent (what "decided" means for
@@ -205,6 +208,12 @@ fn chosen(
 pub fn run(opts: Args) -> Result<()> {
     if opts.kernels.len() < 2 {
         bail!("kernels compares two or more: give --kernel twice (the same one twice for an A/A)");
+    }
+    if opts.budget.is_some() && opts.rounds < 2 {
+        bail!(
+            "--budget needs --rounds 2 or more: the paired test says what is in doubt only \
+             after two rounds"
+        );
     }
     if opts.accel == Accel::Tcg {
         bail!(

@@ -9,6 +9,7 @@
 //! - `local`: a step on this machine, through `cargo bench`;
 //! - `rounds`: the order of a round and, with a budget, what a further
 //!   round re-measures;
+//! - `boots`: what the further rounds of a sitting of boots measure;
 //! - `eta`: the time left, from the durations of earlier runs;
 //! - `failures`: a failed program costs its own metrics, not the session;
 //! - `measure`: the session itself, and the pooled run of its rounds.
@@ -17,6 +18,7 @@ mod local;
 mod measure;
 mod options;
 
+pub mod boots;
 pub mod eta;
 pub mod failures;
 pub mod plan;

@@ -120,6 +120,34 @@ pub fn column_metrics(run: &Run) -> BTreeMap<String, u8> {
 /// further runs would settle (a metric that needs hundreds is measured
 /// last, not first), then the most uncertain.
 pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Candidate> {
+    candidates(run, against, threshold_pct, false, COLUMN_RUNS)
+}
+
+/// [`undecided`]'s metrics, and those behind lmbench's own columns that
+/// are decided but cannot yet see a change of the threshold (a change
+/// called at ±4.9% says that a column moved, not by how much): what a
+/// sitting of two kernels spends its further rounds on, since the share
+/// of lmbench's columns that can see the threshold is its answer's
+/// resolution. A column's metric with fewer than `column_runs` runs is
+/// in doubt too: [`COLUMN_RUNS`] where the host's time enters the
+/// figures (a run slowed whole), 2 where it does not (instructions
+/// counted under icount: no boot is slowed by the host).
+pub fn unresolved(
+    run: &Run,
+    against: Option<&Run>,
+    threshold_pct: f64,
+    column_runs: usize,
+) -> Vec<Candidate> {
+    candidates(run, against, threshold_pct, true, column_runs)
+}
+
+fn candidates(
+    run: &Run,
+    against: Option<&Run>,
+    threshold_pct: f64,
+    coarse_columns: bool,
+    column_runs: usize,
+) -> Vec<Candidate> {
     let columns = column_metrics(run);
     let opts = verdict::Options {
         threshold_pct,
@@ -146,12 +174,14 @@ pub fn undecided(run: &Run, against: Option<&Run>, threshold_pct: f64) -> Vec<Ca
             let stuck = against
                 .is_some_and(|a| a.metrics.get(&r.id).map_or(0, |s| s.rounds().len()) < 2)
                 && runs_of(&r.id) >= 2;
-            let undecided = matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) && !stuck;
-            let short = k.tier == 0 && runs_of(&r.id) < COLUMN_RUNS;
+            let coarse = coarse_columns && k.tier == 0 && k.detect_pct > threshold_pct;
+            let undecided =
+                (matches!(r.verdict, Verdict::CannotTell | Verdict::Busy) || coarse) && !stuck;
+            let short = k.tier == 0 && runs_of(&r.id) < column_runs;
             match (undecided, short) {
                 (true, _) => Some(k),
                 (false, true) => Some(Candidate {
-                    runs_needed: Some(COLUMN_RUNS),
+                    runs_needed: Some(column_runs),
                     ..k
                 }),
                 (false, false) => None,
@@ -282,6 +312,17 @@ pub fn exact(ids: &[String]) -> String {
 mod tests {
     use super::*;
 
+    /// A live run of lat_syscall/null alone.
+    fn run_of(s: crate::run::MetricStats) -> Run {
+        Run {
+            machine: Default::default(),
+            metrics: [("lat_syscall/null".to_string(), s)].into(),
+            origin: crate::run::Origin::Live,
+            meta: crate::store::current_meta(1),
+            imported: None,
+        }
+    }
+
     #[test]
     fn a_shuffle_keeps_programs_together_and_floors_after_their_metric() {
         let plan = super::super::plan::plan(None, false).unwrap();
@@ -388,13 +429,6 @@ mod tests {
         let mut s = MetricStats::single(100.0);
         s.iters = vec![1.0; 10];
         s.times_ns = (0..10).map(|i| 100.0 + 0.01 * f64::from(i)).collect();
-        let run_of = |s: MetricStats| Run {
-            machine: Default::default(),
-            metrics: [("lat_syscall/null".to_string(), s)].into(),
-            origin: crate::run::Origin::Live,
-            meta: crate::store::current_meta(1),
-            imported: None,
-        };
         assert!(Metric::by_id("lat_syscall/null").is_some());
         let run = run_of(s.clone());
         let u = undecided(&run, None, 5.0);
@@ -411,6 +445,33 @@ mod tests {
         // With that many it is left alone.
         let full = MetricStats::pool(&vec![s.clone(); COLUMN_RUNS]).unwrap();
         assert!(undecided(&run_of(full), None, 5.0).is_empty());
+    }
+
+    #[test]
+    fn a_decided_column_that_cannot_see_the_threshold_is_unresolved_not_undecided() {
+        use crate::run::MetricStats;
+        // Rounds that differ by a few percent, the new side 30% slower:
+        // called, but with an interval far wider than 1%.
+        let rounds = |scale: f64| {
+            let parts: Vec<MetricStats> = [100.0, 106.0, 97.0, 103.0, 99.0, 104.0, 95.0, 102.0]
+                .iter()
+                .take(COLUMN_RUNS.max(4))
+                .map(|v| {
+                    let mut s = MetricStats::single(v * scale);
+                    s.iters = vec![1.0; 10];
+                    s.times_ns = (0..10).map(|i| v * scale + 0.01 * f64::from(i)).collect();
+                    s
+                })
+                .collect();
+            MetricStats::pool(&parts).unwrap()
+        };
+        let (old, new) = (run_of(rounds(1.0)), run_of(rounds(1.3)));
+        assert!(undecided(&new, Some(&old), 1.0).is_empty());
+        let u = unresolved(&new, Some(&old), 1.0, COLUMN_RUNS);
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert!(u[0].tier == 0 && u[0].detect_pct > 1.0, "{u:?}");
+        // At a threshold it can see, it is resolved.
+        assert!(unresolved(&new, Some(&old), 50.0, COLUMN_RUNS).is_empty());
     }
 
     #[test]

@@ -1,22 +1,23 @@
 //! The sitting: every side booted once a round, in balanced order (a
 //! random order, then its reverse: A B B A for two sides), each side's
-//! rounds pooled into one run and saved after every round.
+//! rounds pooled into one run and saved after every round. With a
+//! budget, pairs of further rounds boot only the metrics in doubt that
+//! the time left can settle (`lmbench::session::boots`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use lmbench_support::catalog::{Metric, Program};
 use lmbench_support::machine::Facts;
 
+use super::boot::{boot_once, Boot, Initramfs};
 use super::exes::Built;
-use super::guest::{self, Accel, Event, Machine};
+use super::guest::{self, Accel, Machine};
 use super::image::Side;
-use super::timeline::Timeline;
 use crate::run::{MetricStats, Run};
 use crate::saving::RunSaver;
-use lmbench::session::failures::{self, Failure};
+use lmbench::session::failures::Failure;
 use lmbench::session::SaveRounds;
 
 /// What a sitting measures, and where it saves.
@@ -60,106 +61,6 @@ pub fn side_name(side: &Side, i: usize) -> String {
         letter(i).to_ascii_uppercase(),
         side.spec
     )
-}
-
-/// The side's kernel command line; its rig, if any, as
-/// `lmbench.rig=seccomp,50` for the guest's init to read (a parameter
-/// with a dot is a module's to the kernel, and no module claims it).
-fn cmdline(plan: &Plan, side: &Side) -> String {
-    let rig = side
-        .rig
-        .as_ref()
-        .map(|r| format!("lmbench.rig={}", r.replace(' ', ",")))
-        .unwrap_or_default();
-    [guest::BASE_CMDLINE, plan.append, &side.args, &rig]
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The initramfs of one list of steps, in a directory removed when the
-/// sitting ends (a panic or Ctrl-C included).
-struct Initramfs {
-    dir: tempfile::TempDir,
-    work: Vec<(&'static Program, Vec<&'static Metric>)>,
-}
-
-impl Initramfs {
-    fn new(
-        work: Vec<(&'static Program, Vec<&'static Metric>)>,
-        built: &Built,
-        preset: &str,
-        bench_args: &str,
-    ) -> Result<Initramfs> {
-        let dir = tempfile::Builder::new()
-            .prefix("guest-")
-            .tempdir_in(super::kernels_dir())
-            .context("creating the guest's directory")?;
-        let steps: Vec<guest::Step> = work
-            .iter()
-            .map(|(p, ms)| guest::Step {
-                name: p.name.to_string(),
-                exe: built.benches[p.name].clone(),
-                filter: super::step_filter(p, ms),
-            })
-            .collect();
-        let mut exes: Vec<PathBuf> = steps.iter().map(|s| s.exe.clone()).collect();
-        exes.extend(built.helpers.iter().cloned());
-        exes.sort();
-        exes.dedup();
-        let mut files: Vec<(PathBuf, PathBuf)> = super::exes::libraries(&exes)?
-            .into_iter()
-            .map(|l| (l.clone(), l))
-            .collect();
-        // The guest's memory holds its whole file system: the benches
-        // without their debug info (a fifth of the size; symbols stay, for
-        // a profile in the guest) where binutils' strip is installed.
-        let strip = super::image::which("strip");
-        let stripped = dir.path().join("stripped");
-        std::fs::create_dir(&stripped)?;
-        for (k, exe) in exes.into_iter().enumerate() {
-            let copy = stripped.join(k.to_string());
-            let ok = strip.as_ref().is_some_and(|s| {
-                std::process::Command::new(s)
-                    .arg("--strip-debug")
-                    .arg("-o")
-                    .arg(&copy)
-                    .arg(&exe)
-                    .status()
-                    .is_ok_and(|st| st.success())
-            });
-            files.push((exe.clone(), if ok { copy } else { exe }));
-        }
-        let cpio = dir.path().join("initramfs.cpio");
-        guest::write_initramfs(
-            &cpio,
-            &steps,
-            &files,
-            &helper(built, "lmbench-peer")?,
-            &helper(built, "lmbench-rig")?,
-            preset,
-            bench_args,
-        )?;
-        // The copies are in the archive now.
-        let _ = std::fs::remove_dir_all(&stripped);
-        Ok(Initramfs { dir, work })
-    }
-
-    fn path(&self) -> PathBuf {
-        self.dir.path().join("initramfs.cpio")
-    }
-}
-
-/// The helper binary `name` cargo built.
-fn helper(built: &Built, name: &str) -> Result<PathBuf> {
-    built
-        .helpers
-        .iter()
-        .find(|p| p.file_name().is_some_and(|n| n == name))
-        .cloned()
-        .with_context(|| format!("cargo built no {name}"))
 }
 
 /// `auto`: KVM when `/dev/kvm` opens and a test boot reaches the guest's
@@ -209,13 +110,6 @@ pub fn choose_accel(
     }
 }
 
-/// One boot's outcome.
-struct Boot {
-    metrics: BTreeMap<String, MetricStats>,
-    failed: Vec<Failure>,
-    facts: Option<Facts>,
-}
-
 /// Runs the sitting, each side's rounds saved by its saver after every
 /// round (none: not saved); returns each side's run (as saved, with one).
 pub fn run(
@@ -239,25 +133,53 @@ pub fn run(
         &plan.bench_args,
     )?;
     let mut boot_times: Vec<Duration> = Vec::new();
+    // What any boot costs outside its programs, and each metric's cost.
+    let mut fixed_times: Vec<Duration> = Vec::new();
+    let mut costs = lmbench::session::rounds::Costs::default();
     let mut round = 0u32;
+    // A further round's boot, as estimated before it.
+    let mut next_boot: Option<Duration> = None;
     loop {
-        if round >= plan.rounds {
-            // Pairs of rounds, so every extra round's order is balanced too.
-            let Some(budget) = plan.budget.filter(|_| round.is_multiple_of(2) && n >= 2) else {
+        // Further rounds come in pairs, so every one's order is balanced
+        // too: the second of a pair measures what the first did.
+        let second_of_pair = !round.is_multiple_of(2) && round > plan.rounds;
+        if round >= plan.rounds && !second_of_pair {
+            let Some(budget) = plan.budget.filter(|_| n >= 2) else {
                 break;
             };
-            let per_boot = mean(&boot_times);
-            if started.elapsed() + per_boot * (2 * n as u32) > budget {
-                eprintln!("budget spent: {:.0} s", started.elapsed().as_secs_f64());
-                break;
-            }
             let a = pooled(&results[0], &facts[0], &failed[0], &host, plan, 0, &sitting);
             let b = pooled(&results[1], &facts[1], &failed[1], &host, plan, 1, &sitting);
-            let undecided: BTreeSet<String> =
-                lmbench::session::undecided(&b, Some(&a), plan.threshold)
-                    .into_iter()
-                    .map(|c| c.id)
-                    .collect();
+            let column_runs = match plan.machine.accel {
+                Accel::Icount => 2,
+                _ => lmbench::session::rounds::COLUMN_RUNS,
+            };
+            let doubt =
+                lmbench::session::rounds::unresolved(&b, Some(&a), plan.threshold, column_runs);
+            let worth = lmbench::session::boots::worth_booting(
+                &doubt,
+                round as usize,
+                budget.saturating_sub(started.elapsed()),
+                n,
+                mean(&fixed_times),
+                &costs,
+            );
+            if worth.is_empty() {
+                eprintln!(
+                    "{} after {:.0} s",
+                    if doubt.is_empty() {
+                        "every metric is decided and every lmbench column sees the threshold"
+                            .to_string()
+                    } else {
+                        format!(
+                            "the time left settles none of the {} metrics still in doubt",
+                            doubt.len()
+                        )
+                    },
+                    started.elapsed().as_secs_f64()
+                );
+                break;
+            }
+            let chosen: BTreeSet<String> = worth.into_iter().map(|c| c.id).collect();
             let work: Vec<_> = plan
                 .programs
                 .iter()
@@ -265,22 +187,23 @@ pub fn run(
                     let ms: Vec<&'static Metric> = ms
                         .iter()
                         .copied()
-                        .filter(|m| undecided.contains(m.id))
+                        .filter(|m| chosen.contains(m.id))
                         .collect();
                     (*p, ms)
                 })
                 .filter(|(_, ms)| !ms.is_empty())
                 .collect();
-            if work.is_empty() {
-                eprintln!(
-                    "every metric is decided after {:.0} s",
-                    started.elapsed().as_secs_f64()
-                );
+            // A pair of rounds of this work, each side booted twice.
+            let estimate =
+                mean(&fixed_times) + chosen.iter().map(|id| costs.of(id)).sum::<Duration>();
+            if started.elapsed() + estimate * (2 * n as u32) > budget {
+                eprintln!("budget spent: {:.0} s", started.elapsed().as_secs_f64());
                 break;
             }
+            next_boot = Some(estimate);
             let k: usize = work.iter().map(|(_, ms)| ms.len()).sum();
             eprintln!(
-                "rounds {}-{}: re-measuring the {k} undecided metrics",
+                "rounds {}-{}: re-measuring the {k} metrics in doubt that the time left can settle",
                 round + 1,
                 round + 2
             );
@@ -301,9 +224,17 @@ pub fn run(
         let seed = rng.next_u64() >> 1;
         let mut this_round: Vec<(usize, Boot)> = Vec::new();
         for (k, &side) in order.iter().enumerate() {
-            let left = plan.rounds.saturating_sub(round) as usize * n - k;
+            // The boots left: this round's, and the planned rounds' or
+            // (past them) this pair's.
+            let last_round = if round < plan.rounds {
+                plan.rounds
+            } else {
+                round - round % 2 + 2
+            };
+            let left = (last_round - round) as usize * n - k;
             let eta = lmbench::session::eta::left(
-                (!boot_times.is_empty()).then(|| mean(&boot_times) * left as u32),
+                (!boot_times.is_empty())
+                    .then(|| next_boot.unwrap_or(mean(&boot_times)) * left as u32),
             );
             eprintln!(
                 "round {} of {}, boot {} of {n}: {} under {}{eta}",
@@ -314,7 +245,8 @@ pub fn run(
                 plan.machine.accel.name()
             );
             let t = Instant::now();
-            let boot = boot_once(plan, side, &fs, seed, log)?;
+            let boot = boot_once(plan, side, &fs, seed, &mut costs, log)?;
+            fixed_times.push(boot.fixed);
             boot_times.push(t.elapsed());
             eprintln!(
                 "      {} metrics in {:.0} s (total {:.0} s)",
@@ -369,148 +301,6 @@ fn mean(d: &[Duration]) -> Duration {
         return Duration::ZERO;
     }
     d.iter().sum::<Duration>() / d.len() as u32
-}
-
-/// Boots side `i` once on `fs`, and reads what its guest measured.
-fn boot_once(
-    plan: &Plan,
-    i: usize,
-    fs: &Initramfs,
-    seed: u64,
-    log: &mut std::fs::File,
-) -> Result<Boot> {
-    use std::io::{Seek, Write};
-    let side = &plan.sides[i];
-    let data = fs.dir.path().join("results");
-    let home = fs.dir.path().join("criterion");
-    // A fresh port file and home per boot: nothing of the last boot's.
-    let _ = std::fs::remove_file(&data);
-    let _ = std::fs::remove_dir_all(&home);
-    let qemu = guest::qemu_args(
-        &plan.machine,
-        &side.image,
-        &fs.path(),
-        &cmdline(plan, side),
-        &data,
-        seed,
-    );
-    writeln!(
-        log,
-        "### boot {}: qemu-system-x86_64 {}",
-        side_name(side, i),
-        qemu.join(" ")
-    )?;
-    let mut step_start: BTreeMap<String, u64> = BTreeMap::new();
-    let mut reasons: BTreeMap<String, (Option<String>, String)> = BTreeMap::new();
-    let mut previous = String::new();
-    let mut rig_size = None;
-    let mut clock = Timeline::start();
-    guest::boot(&qemu, log, |event, log| {
-        match event {
-            Event::Init(release) => {
-                clock.init();
-                eprintln!("      guest up: Linux {release}")
-            }
-            Event::Settled(waited, busiest) => {
-                clock.settled();
-                eprintln!(
-                    "      quiet after {waited} s of guest time (busiest since boot: {busiest})"
-                )
-            }
-            Event::Rig(size) => {
-                eprintln!("      rig: {size}");
-                rig_size = Some(size.to_string());
-            }
-            Event::Step(name) => {
-                clock.step(name);
-                eprintln!("      {name}");
-                step_start.insert(name.to_string(), log.stream_position()?);
-            }
-            Event::Rc(name, rc) if rc != 0 => {
-                clock.end_step();
-                let from = step_start.get(name).copied().unwrap_or(0);
-                let text = std::fs::read(super::log_path()).unwrap_or_default();
-                let output = String::from_utf8_lossy(text.get(from as usize..).unwrap_or(&[]));
-                reasons.insert(
-                    name.to_string(),
-                    failures::reason(&output, &format!("exit status: {rc}")),
-                );
-            }
-            Event::Rc(name, _) => {
-                if let Some(took) = clock.end_step() {
-                    writeln!(log, "### {name}: {:.1} s on the host", took.as_secs_f64())?;
-                }
-            }
-            Event::Line(line) => {
-                if let Some((id, rest)) = line.split_once("time:") {
-                    let id = if id.trim().is_empty() {
-                        previous.trim()
-                    } else {
-                        id.trim()
-                    };
-                    eprintln!("        {id:<36} {}", rest.trim());
-                }
-                previous = line.to_string();
-            }
-        }
-        Ok(())
-    })
-    .with_context(|| format!("booting {}", side_name(side, i)))?;
-    let spent = clock.summary();
-    eprintln!("      {spent}");
-    writeln!(log, "### boot {}: {spent}", side_name(side, i))?;
-    let bytes = std::fs::read(&data)
-        .with_context(|| format!("reading the guest's results {}", data.display()))?;
-    let r = guest::unpack(&bytes, &home)?;
-    if !r.done {
-        bail!(
-            "{}: the guest stopped before it sent all its results",
-            side_name(side, i)
-        );
-    }
-    let mut boot = Boot {
-        metrics: BTreeMap::new(),
-        failed: Vec::new(),
-        facts: r
-            .facts
-            .as_deref()
-            .and_then(|j| serde_json::from_str::<Facts>(j).ok())
-            .map(|mut f| {
-                // The change is a fact of the side: compare lists it
-                // among the facts that differ, with its bare-loop size.
-                if side.rig.is_some() {
-                    f.set("guest_rig", side.rig.clone());
-                    f.set("guest_rig_size", rig_size.clone());
-                }
-                f
-            }),
-    };
-    let rcs: BTreeMap<&str, i32> = r.rcs.iter().map(|(n, c)| (n.as_str(), *c)).collect();
-    for (p, ms) in &fs.work {
-        match rcs.get(p.name) {
-            Some(0) => {}
-            rc => {
-                let (metric, reason) = reasons
-                    .remove(p.name)
-                    .unwrap_or((None, format!("no exit status from the guest ({rc:?})")));
-                let f = Failure {
-                    program: p.name,
-                    asked: ms.iter().map(|m| m.id).collect(),
-                    metric,
-                    reason,
-                };
-                eprintln!("      failed: {f} (going on)");
-                boot.failed.push(f);
-                continue;
-            }
-        }
-        for m in ms {
-            if let Some(s) = crate::criterion_files::read_benchmark(&home, m.id)? {
-                boot.metrics.insert(m.id.to_string(), s);
-            }
-        }
-    }
-    Ok(boot)
 }
 
 /// Side `i`'s run of the rounds so far: its samples pooled, the guest's

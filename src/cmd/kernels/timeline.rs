@@ -49,6 +49,15 @@ impl Timeline {
         Some(took)
     }
 
+    /// The boot's host time outside its programs (to init, settling,
+    /// sending the results and powering off): what every boot costs,
+    /// whatever it measures.
+    pub fn outside_programs(&mut self) -> Duration {
+        self.end_step();
+        let in_steps: Duration = self.steps.iter().map(|(_, d)| *d).sum();
+        self.start.elapsed().saturating_sub(in_steps)
+    }
+
     /// One line: the boot's host time by phase, and its slowest programs.
     pub fn summary(&mut self) -> String {
         self.end_step();
@@ -102,5 +111,7 @@ mod tests {
         assert!(line.contains("(slowest: lat_syscall 0."), "{line}");
         assert_eq!(t.steps.len(), 2);
         assert!(t.steps[0].1 > t.steps[1].1);
+        let outside = t.outside_programs();
+        assert!(outside < t.start.elapsed() - t.steps[0].1, "{outside:?}");
     }
 }
