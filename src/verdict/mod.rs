@@ -50,9 +50,12 @@
 //! main-memory metrics' joint move is reported the same way
 //! ([`main_memory`]), without a claim on its cause.
 
+mod calls;
 pub mod estimate;
 pub mod moderate;
 pub mod noise;
+mod raw;
+mod sides;
 #[cfg(test)]
 pub(crate) mod sim;
 pub mod sittings;
@@ -68,6 +71,8 @@ use crate::run::{MetricStats, Run};
 use crate::stats;
 pub use estimate::{main_memory, shared_cache};
 use estimate::{Estimator, Modes};
+use raw::{raw_test, Raw};
+use sides::{sides, Sides};
 
 /// The false-call rate the calls are held to (Benjamini-Hochberg), and
 /// the confidence of the intervals.
@@ -374,487 +379,16 @@ impl Comparison {
     }
 }
 
-/// One side's per-run statistics of a metric, and what they rest on.
-struct Sides {
-    old: Vec<f64>,
-    new: Vec<f64>,
-    /// Compared per cycle of the core clock.
-    per_cycle: bool,
-    estimator: Estimator,
-    m: usize,
-    modes: Option<Modes>,
-    /// Runs left out because other work used the machine: old, new.
-    busy_runs: [usize; 2],
-    /// Runs left out as slowed whole ([`estimate::interfered`]): old, new.
-    interfered_runs: [usize; 2],
-    /// The busiest window of a side all of whose runs were busy.
-    busy: [Option<Activity>; 2],
-    /// Every idle sample of each side (for a test on samples).
-    samples: [Vec<f64>; 2],
-}
-
-/// The runs of a metric measured on an idle machine, the number left out,
-/// and the busiest window when none is left. A run's record is matched to
-/// its samples when there is one per run; a metric whose records cannot
-/// be matched (saved before they were kept per run) is busy or not as a
-/// whole.
-fn idle_reps(
-    s: &MetricStats,
-    rounds: Vec<Vec<f64>>,
-    busy_cpus: f64,
-) -> (Vec<Vec<f64>>, usize, Option<Activity>) {
-    if s.activity.len() == rounds.len() && rounds.len() > 1 {
-        let (idle, busy): (Vec<_>, Vec<_>) = rounds
-            .into_iter()
-            .zip(&s.activity)
-            .partition(|(_, a)| !a.is_busy(busy_cpus));
-        let worst = idle
-            .is_empty()
-            .then(|| Activity::worst(&s.activity).cloned())
-            .flatten();
-        return (
-            idle.into_iter().map(|(r, _)| r).collect(),
-            busy.len(),
-            worst,
-        );
-    }
-    match s.busy_window(busy_cpus) {
-        Some(a) => (Vec::new(), rounds.len(), Some(a.clone())),
-        None => (rounds, 0, None),
-    }
-}
-
-/// The least steady samples every run of both sides needs for a metric to
-/// be compared per cycle; with fewer it is compared in time.
-pub const MIN_STEADY: usize = 2;
-
-/// Both sides' samples of a per-cycle metric in cycles, scaled to ns at
-/// the old side's median clock for this metric (so they read as times):
-/// the samples run at a steady clock when every run of both sides has
-/// [`MIN_STEADY`] of them; else, for a metric whose two ends do not run
-/// where the scheduler puts them, every probed sample over the mean of
-/// its probes, when every run has as many: on a host that moves the clock,
-/// process creation (long samples, never steady) spreads from run to run
-/// about three times less so than in time (docs/compare.md). An unpinned
-/// round trip is left in time: the probes run on one end's CPU and the
-/// placement, not the clock, decides it.
-fn rounds_per_cycle(id: &str, o: &MetricStats, n: &MetricStats) -> Option<[Rounds; 2]> {
-    let enough = |r: &[Vec<f64>]| r.iter().all(|r| r.len() >= MIN_STEADY);
-    let scaled = |co: Rounds, cn: Rounds, clocks: Vec<f64>| -> [Rounds; 2] {
-        let at = stats::median(&clocks);
-        let scale = |rounds: Rounds| -> Rounds {
-            rounds
-                .into_iter()
-                .map(|r| r.into_iter().map(|c| c * at).collect())
-                .collect()
-        };
-        [scale(co), scale(cn)]
-    };
-    let (co, cn) = (o.reps_in_cycles()?, n.reps_in_cycles()?);
-    if enough(&co) && enough(&cn) {
-        return Some(scaled(co, cn, o.steady_cycles_ns()));
-    }
-    if estimate::placement(id) {
-        return None;
-    }
-    let (co, cn) = (o.reps_in_probed_cycles()?, n.reps_in_probed_cycles()?);
-    (enough(&co) && enough(&cn)).then(|| scaled(co, cn, o.probed_cycles_ns()))
-}
-
-/// Samples (ns per iteration) run by run.
-type Rounds = Vec<Vec<f64>>;
-
-/// The per-run statistics (ns) of both sides, busy runs left out; per
-/// cycle where the metric and both runs allow (`cycles`).
-fn sides(id: &str, o: &MetricStats, n: &MetricStats, busy_cpus: f64, cycles: bool) -> Sides {
-    let per_cycle = cycles
-        .then(|| {
-            estimate::per_cycle(id)
-                .then(|| rounds_per_cycle(id, o, n))
-                .flatten()
-        })
-        .flatten();
-    let per_cycle_used = per_cycle.is_some();
-    let [rounds_o, rounds_n] = per_cycle.unwrap_or_else(|| [o.rounds(), n.rounds()]);
-    let (ro, bo, wo) = idle_reps(o, rounds_o, busy_cpus);
-    let (rn, bn, wn) = idle_reps(n, rounds_n, busy_cpus);
-    let all = |r: &[Vec<f64>]| -> Vec<f64> { r.iter().flatten().copied().collect() };
-    // Like with like only where both sides hold both modes: modes that
-    // split the sides apart are the change itself, not a lottery.
-    let modes = estimate::modes(&all(&ro), &all(&rn))
-        .filter(|m| m.fast_share.iter().all(|s| (0.1..=0.9).contains(s)));
-    // Per cycle, the median: the clock's swings, which the fastest sample
-    // dodged, are gone, and the fastest would pick the sample whose probes
-    // misjudged its clock most in its favour.
-    let estimator = if per_cycle_used {
-        Estimator::Median
-    } else {
-        Estimator::for_metric(id)
-    };
-    let m = ro
-        .iter()
-        .chain(&rn)
-        .map(Vec::len)
-        .filter(|&k| k > 0)
-        .min()
-        .unwrap_or(0);
-    let per_run = |rounds: &[Vec<f64>]| -> Vec<f64> {
-        rounds
-            .iter()
-            .filter_map(|r| {
-                let v = match &modes {
-                    Some(md) => {
-                        let inside = md.in_main(r);
-                        (!inside.is_empty()).then(|| stats::median(&inside))?
-                    }
-                    None if r.is_empty() => return None,
-                    None => estimator.of(r, m),
-                };
-                (v > 0.0 && v.is_finite()).then_some(v)
-            })
-            .collect()
-    };
-    // Runs slowed whole by interference leave the test (each side judged
-    // by its own runs); how many is reported beside the verdict.
-    let clean = |runs: Vec<f64>| -> (Vec<f64>, usize) {
-        let out = estimate::interfered(&runs);
-        let left = out.iter().filter(|o| **o).count();
-        let kept = runs
-            .into_iter()
-            .zip(out)
-            .filter(|(_, o)| !o)
-            .map(|(r, _)| r)
-            .collect();
-        (kept, left)
-    };
-    let (old, io) = clean(per_run(&ro));
-    let (new, inn) = clean(per_run(&rn));
-    Sides {
-        old,
-        new,
-        per_cycle: per_cycle_used,
-        estimator,
-        m,
-        modes,
-        busy_runs: [bo, bn],
-        interfered_runs: [io, inn],
-        busy: [wo, wn],
-        samples: [all(&ro), all(&rn)],
-    }
-}
-
-/// A test before moderation and adjustment.
-struct Raw {
-    diff: f64,
-    s2: f64,
-    d: f64,
-    /// sqrt(1/ka + 1/kb), or for samples the factor of Welch's se.
-    scale: f64,
-    level: Level,
-    runs: [usize; 2],
-    /// Tested over pairs of runs (round i of old with round i of new).
-    paired: bool,
-}
-
-/// The raw test of one metric from its per-run statistics (or, with one
-/// run a side, its samples). `paired`: the two runs took turns in one
-/// sitting, run i of each in round i: with every run of both sides kept
-/// and two or more a side, the test is on the rounds' differences, which
-/// cancels whatever moved the host from one round to the next.
-fn raw_test(s: &Sides, paired: bool) -> Option<Raw> {
-    let (ka, kb) = (s.old.len(), s.new.len());
-    if ka == 0 || kb == 0 {
-        return None;
-    }
-    let ln = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v.ln()).collect() };
-    let (a, b) = (ln(&s.old), ln(&s.new));
-    let diff = stats::mean(&b) - stats::mean(&a);
-    let all_kept = s.busy_runs == [0, 0] && s.interfered_runs == [0, 0];
-    if paired && ka == kb && ka >= 2 && all_kept {
-        let d: Vec<f64> = b.iter().zip(&a).map(|(b, a)| b - a).collect();
-        // Kept on the scale of one run's variance, as the unpaired test's
-        // (a difference has two runs' worth), so the program's prior and
-        // the runs a side still needed read alike: se^2 = var(d) / k.
-        return Some(Raw {
-            diff,
-            s2: stats::variance(&d) / 2.0,
-            d: (ka - 1) as f64,
-            scale: (2.0 / ka as f64).sqrt(),
-            level: Level::Runs,
-            runs: [ka, kb],
-            paired: true,
-        });
-    }
-    if ka + kb >= 3 {
-        // Pooled variance of the runs around their side's mean.
-        let ss = |x: &[f64]| stats::variance(x) * (x.len() as f64 - 1.0).max(0.0);
-        let d = (ka + kb - 2) as f64;
-        return Some(Raw {
-            diff,
-            s2: (ss(&a) + ss(&b)) / d,
-            d,
-            scale: (1.0 / ka as f64 + 1.0 / kb as f64).sqrt(),
-            level: Level::Runs,
-            runs: [ka, kb],
-            paired: false,
-        });
-    }
-    // One run a side: the spread of its samples (log), Welch's df.
-    let pos = |x: &[f64]| -> Vec<f64> { x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect() };
-    let (xa, xb) = (pos(&s.samples[0]), pos(&s.samples[1]));
-    if xa.len() < 2 || xb.len() < 2 {
-        return None;
-    }
-    let (va, vb) = (
-        stats::variance(&xa) / xa.len() as f64,
-        stats::variance(&xb) / xb.len() as f64,
-    );
-    let se2 = va + vb;
-    let d = if se2 > 0.0 {
-        se2 * se2 / (va * va / (xa.len() as f64 - 1.0) + vb * vb / (xb.len() as f64 - 1.0))
-    } else {
-        (xa.len() + xb.len() - 2) as f64
-    };
-    Some(Raw {
-        diff,
-        s2: se2,
-        d,
-        scale: 1.0,
-        level: Level::Samples,
-        runs: [1, 1],
-        paired: false,
-    })
-}
-
-/// The runs a side at which the detectable change reaches `target` (a
-/// log ratio) for a run-to-run variance `s2` with `d0` borrowed df and a
-/// between-sitting variance `tau2` that runs do not shrink.
-fn runs_needed(s2: f64, d0: f64, target: f64, tau2: f64) -> Option<usize> {
-    (2..=1000).find(|&k| {
-        let df = (2 * k - 2) as f64 + d0;
-        detect_factor(df) * (s2 * 2.0 / k as f64 + tau2).sqrt() <= target
-    })
-}
-
-/// t(0.975) + t(0.80) at `df`: the detectable change in standard errors.
-fn detect_factor(df: f64) -> f64 {
-    stats::t_quantile(ALPHA, df) + stats::t_quantile(2.0 * (1.0 - POWER), df)
-}
-
 /// Compares every metric both runs have (and the filter matches).
 pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
     let threshold = (1.0 + opts.threshold_pct / 100.0).ln();
-    let paired = same_sitting(old, new);
-    struct Pending {
-        id: String,
-        metric: Option<&'static Metric>,
-        sides: Sides,
-        raw: Option<Raw>,
-        busy: [Option<Activity>; 2],
-        bytes: Option<f64>,
-        in_time: Option<f64>,
-    }
-    let mut pending = Vec::new();
-    for (id, o) in &old.metrics {
-        let Some(n) = new.metrics.get(id) else {
-            continue;
-        };
-        if opts.filter.is_some_and(|re| !re.is_match(id)) {
-            continue;
-        }
-        let s = sides(id, o, n, opts.busy_cpus, true);
-        let raw = raw_test(&s, paired);
-        // The change in time too, for the machine's own drift.
-        let in_time = if s.per_cycle {
-            let t = sides(id, o, n, opts.busy_cpus, false);
-            Some(gmean_change_pct(&t.old, &t.new))
-        } else {
-            None
-        };
-        pending.push(Pending {
-            id: id.clone(),
-            metric: Metric::by_id(id),
-            busy: s.busy.clone(),
-            sides: s,
-            raw,
-            bytes: o.bytes_per_iter.or(n.bytes_per_iter).map(|b| b as f64),
-            in_time,
-        });
-    }
-    // Priors per program, from the run-level tests of idle metrics.
-    let program = |id: &str| id.split('/').next().unwrap_or(id).to_string();
-    let mut groups: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    let mut everyone = (Vec::new(), Vec::new());
-    for p in &pending {
-        if let Some(r) = p
-            .raw
-            .as_ref()
-            .filter(|r| r.level == Level::Runs && r.d > 0.0)
-        {
-            if p.busy.iter().all(Option::is_none) {
-                let g = groups.entry(program(&p.id)).or_default();
-                g.0.push(r.s2);
-                g.1.push(r.d);
-                everyone.0.push(r.s2);
-                everyone.1.push(r.d);
-            }
-        }
-    }
-    let global = moderate::fit(&everyone.0, &everyone.1);
-    let priors: BTreeMap<String, moderate::Prior> = groups
-        .iter()
-        .map(|(k, (s2, d))| {
-            let own = moderate::fit(s2, d);
-            (
-                k.clone(),
-                if s2.len() >= moderate::MIN_GROUP {
-                    own
-                } else {
-                    global
-                },
-            )
-        })
-        .collect();
-
+    let pending = pending(old, new, opts);
+    let priors = Priors::fit(&pending);
     let mut rows: Vec<Row> = pending
         .into_iter()
-        .map(|p| {
-            let unit = p.metric.map_or(Unit::Nanos, |m| m.unit);
-            let gmean = |x: &[f64]| (x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64).exp();
-            let (o_ns, n_ns) = if p.sides.old.is_empty() || p.sides.new.is_empty() {
-                (f64::NAN, f64::NAN)
-            } else {
-                (gmean(&p.sides.old), gmean(&p.sides.new))
-            };
-            let shown = |ns: f64| unit.from_ns_per_iter(ns, p.bytes).unwrap_or(ns);
-            let (old_v, new_v) = (shown(o_ns), shown(n_ns));
-            let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
-            let mut level = p.raw.as_ref().map_or(Level::Runs, |r| r.level);
-            let test = p.raw.as_ref().map(|r| {
-                let own = priors.get(&program(&p.id)).copied().unwrap_or(global);
-                let (s2, df, scale, d0) = match r.level {
-                    Level::Runs => {
-                        let (s2, df) = own.moderate(r.s2, r.d);
-                        (s2, df, r.scale, own.d0)
-                    }
-                    // One run a side: its program's run-to-run spread, when
-                    // some metrics have runs to show it, never less than
-                    // what the two runs' own samples show.
-                    _ => {
-                        let prior = if own.d0 > 0.0 { own } else { global };
-                        if prior.d0 > 0.0 {
-                            level = Level::Borrowed;
-                            let s2 = prior.s0_sq.max(r.s2 / 2.0);
-                            (s2, prior.d0, std::f64::consts::SQRT_2, prior.d0)
-                        } else {
-                            (r.s2, r.d, r.scale, 0.0)
-                        }
-                    }
-                };
-                // The host's move between sittings, where an A/A pair
-                // showed one: more runs of one sitting do not shrink it.
-                let tau2 = opts.sittings.map_or(0.0, |x| x.tau2(&p.id));
-                let se = (s2 * scale * scale + tau2).sqrt();
-                let p_value = if se > 0.0 {
-                    stats::t_two_sided_p(r.diff / se, df)
-                } else if r.diff == 0.0 {
-                    1.0
-                } else {
-                    0.0
-                };
-                let half = stats::t_quantile(ALPHA, df) * se;
-                let detect = detect_factor(df) * se;
-                Test {
-                    ratio: r.diff.exp(),
-                    interval: ((r.diff - half).exp(), (r.diff + half).exp()),
-                    df,
-                    p: p_value,
-                    q: f64::NAN,
-                    detect_pct: 100.0 * (detect.exp() - 1.0),
-                    runs_needed: match level {
-                        Level::Runs | Level::Borrowed if detect > threshold => {
-                            runs_needed(s2, d0, threshold, tau2)
-                        }
-                        _ => None,
-                    },
-                    borrowed_df: match level {
-                        Level::Borrowed => df,
-                        _ => df - r.d,
-                    },
-                }
-            });
-            Row {
-                id: p.id,
-                unit: unit.label(),
-                old: old_v,
-                new: new_v,
-                change_pct: pct(old_v, new_v),
-                time_change_pct: pct(o_ns, n_ns),
-                estimator: p.sides.estimator,
-                per_cycle: p.sides.per_cycle,
-                in_time_change_pct: p.in_time,
-                m: p.sides.m,
-                runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
-                paired: p.raw.as_ref().is_some_and(|r| r.paired),
-                busy_runs: p.sides.busy_runs,
-                interfered_runs: p.sides.interfered_runs,
-                level,
-                test,
-                modes: p.sides.modes,
-                verdict: if p.busy.iter().any(Option::is_some) {
-                    Verdict::Busy
-                } else {
-                    Verdict::Untested
-                },
-                busy: p.busy,
-            }
-        })
+        .map(|p| row(p, &priors, threshold, opts))
         .collect();
-
-    // A side of one run is neither called nor decided: beside several,
-    // the other side's spread says nothing of whether that run was slowed
-    // whole or met another state of the host; one a side, the spread is
-    // borrowed from other metrics, which need not be like it. It gets a
-    // second run first (`run --budget` re-measures it), and stays out of
-    // the multiplicity correction, as it is not tested for a call.
-    for row in rows.iter_mut().filter(|r| r.single_run()) {
-        if let Some(t) = row.test.as_mut() {
-            t.runs_needed = Some(t.runs_needed.unwrap_or(0).max(2));
-            if row.verdict != Verdict::Busy {
-                row.verdict = Verdict::CannotTell;
-            }
-        }
-    }
-    // Benjamini-Hochberg over every other idle metric with a test.
-    let judged: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].verdict == Verdict::Untested && rows[i].test.is_some())
-        .collect();
-    let p: Vec<f64> = judged
-        .iter()
-        .map(|&i| rows[i].test.as_ref().map_or(f64::NAN, |t| t.p))
-        .collect();
-    for (&i, q) in judged.iter().zip(stats::bh_adjust(&p)) {
-        let row = &mut rows[i];
-        let t = row.test.as_mut().expect("judged rows have tests");
-        t.q = q;
-        let change = t.ratio.ln();
-        row.verdict = if q < ALPHA {
-            if change.abs() < threshold {
-                Verdict::Small
-            } else if change > 0.0 {
-                Verdict::Slower
-            } else {
-                Verdict::Faster
-            }
-        } else if (1.0 + t.detect_pct / 100.0).ln() <= threshold
-            && t.interval.0.ln().abs() <= threshold
-            && t.interval.1.ln().abs() <= threshold
-        {
-            Verdict::Unchanged
-        } else {
-            Verdict::CannotTell
-        };
-    }
+    let tested = calls::call(&mut rows, threshold);
     let memory = drift(&rows, main_memory);
     let private_cache = private_cache(old).or_else(|| private_cache(new));
     let shared = drift(&rows, |id| shared_cache(id, private_cache));
@@ -883,9 +417,161 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         shared,
         private_cache,
         clock,
-        tested: judged.len(),
+        tested,
         sittings: opts.sittings.cloned(),
         threshold_pct: opts.threshold_pct,
+    }
+}
+
+/// A metric on its way to a row: both sides' runs and its raw test.
+struct Pending {
+    id: String,
+    metric: Option<&'static Metric>,
+    sides: Sides,
+    raw: Option<Raw>,
+    busy: [Option<Activity>; 2],
+    bytes: Option<f64>,
+    /// The change in time, for a metric compared per cycle: the machine's
+    /// own drift is judged in time.
+    in_time: Option<f64>,
+}
+
+/// Every metric both runs have that the filter matches, with its sides
+/// and its raw test.
+fn pending(old: &Run, new: &Run, opts: &Options) -> Vec<Pending> {
+    let paired = same_sitting(old, new);
+    let mut out = Vec::new();
+    for (id, o) in &old.metrics {
+        let Some(n) = new.metrics.get(id) else {
+            continue;
+        };
+        if opts.filter.is_some_and(|re| !re.is_match(id)) {
+            continue;
+        }
+        let s = sides(id, o, n, opts.busy_cpus, true);
+        let raw = raw_test(&s, paired);
+        let in_time = s.per_cycle.then(|| {
+            let t = sides(id, o, n, opts.busy_cpus, false);
+            gmean_change_pct(&t.old, &t.new)
+        });
+        out.push(Pending {
+            id: id.clone(),
+            metric: Metric::by_id(id),
+            busy: s.busy.clone(),
+            sides: s,
+            raw,
+            bytes: o.bytes_per_iter.or(n.bytes_per_iter).map(|b| b as f64),
+            in_time,
+        });
+    }
+    out
+}
+
+/// The program of a metric id.
+fn program(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}
+
+/// The priors the run-to-run variances are moderated with: each
+/// program's, fitted to its idle metrics' run-level tests (the whole
+/// comparison's where a program has too few).
+struct Priors {
+    global: moderate::Prior,
+    by_program: BTreeMap<String, moderate::Prior>,
+}
+
+impl Priors {
+    fn fit(pending: &[Pending]) -> Priors {
+        let mut groups: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        let mut everyone = (Vec::new(), Vec::new());
+        for p in pending
+            .iter()
+            .filter(|p| p.busy.iter().all(Option::is_none))
+        {
+            let Some(r) = p
+                .raw
+                .as_ref()
+                .filter(|r| r.level == Level::Runs && r.d > 0.0)
+            else {
+                continue;
+            };
+            let g = groups.entry(program(&p.id).to_string()).or_default();
+            g.0.push(r.s2);
+            g.1.push(r.d);
+            everyone.0.push(r.s2);
+            everyone.1.push(r.d);
+        }
+        let global = moderate::fit(&everyone.0, &everyone.1);
+        let by_program = groups
+            .into_iter()
+            .map(|(k, (s2, d))| {
+                let prior = if s2.len() >= moderate::MIN_GROUP {
+                    moderate::fit(&s2, &d)
+                } else {
+                    global
+                };
+                (k, prior)
+            })
+            .collect();
+        Priors { global, by_program }
+    }
+
+    fn of(&self, id: &str) -> moderate::Prior {
+        self.by_program
+            .get(program(id))
+            .copied()
+            .unwrap_or(self.global)
+    }
+}
+
+/// A metric's row: its figures in its unit, and its test moderated by its
+/// program's prior; the verdict is left to [`calls::call`] (busy rows are
+/// busy already).
+fn row(p: Pending, priors: &Priors, threshold: f64, opts: &Options) -> Row {
+    let unit = p.metric.map_or(Unit::Nanos, |m| m.unit);
+    let gmean = |x: &[f64]| (x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64).exp();
+    let (o_ns, n_ns) = if p.sides.old.is_empty() || p.sides.new.is_empty() {
+        (f64::NAN, f64::NAN)
+    } else {
+        (gmean(&p.sides.old), gmean(&p.sides.new))
+    };
+    let shown = |ns: f64| unit.from_ns_per_iter(ns, p.bytes).unwrap_or(ns);
+    let (old_v, new_v) = (shown(o_ns), shown(n_ns));
+    let pct = |a: f64, b: f64| if a != 0.0 { (b - a) / a * 100.0 } else { 0.0 };
+    // The host's move between sittings, where an A/A pair showed one:
+    // more runs of one sitting do not shrink it.
+    let tau2 = opts.sittings.map_or(0.0, |x| x.tau2(&p.id));
+    let (level, test) = match &p.raw {
+        Some(r) => {
+            let (level, test) = raw::moderated(r, priors.of(&p.id), priors.global, threshold, tau2);
+            (level, Some(test))
+        }
+        None => (Level::Runs, None),
+    };
+    Row {
+        id: p.id,
+        unit: unit.label(),
+        old: old_v,
+        new: new_v,
+        change_pct: pct(old_v, new_v),
+        time_change_pct: pct(o_ns, n_ns),
+        estimator: p.sides.estimator,
+        per_cycle: p.sides.per_cycle,
+        in_time_change_pct: p.in_time,
+        m: p.sides.m,
+        runs: p.raw.as_ref().map_or([0, 0], |r| r.runs),
+        paired: p.raw.as_ref().is_some_and(|r| r.paired),
+        busy_runs: p.sides.busy_runs,
+        interfered_runs: p.sides.interfered_runs,
+        level,
+        test,
+        modes: p.sides.modes,
+        verdict: if p.busy.iter().any(Option::is_some) {
+            Verdict::Busy
+        } else {
+            Verdict::Untested
+        },
+        busy: p.busy,
     }
 }
 
@@ -935,7 +621,7 @@ fn drift(rows: &[Row], is_sentinel: impl Fn(&str) -> bool) -> Drift {
 
 #[cfg(test)]
 mod tests {
-    use super::{rounds_per_cycle, Drift, MetricStats};
+    use super::Drift;
 
     fn drift(called: usize, same_way: usize, median_pct: f64) -> Drift {
         Drift {
@@ -991,29 +677,6 @@ mod tests {
         }
         // No L2 in the facts: nothing is counted.
         assert!(!shared_cache("lat_mem_rd/thrash/32m", None));
-    }
-
-    #[test]
-    fn long_samples_go_per_cycle_over_their_probes_unless_placement_decides() {
-        // Two runs a side of three 150-ms samples, none at a steady clock.
-        let side = |cycle: f64| {
-            let run = || {
-                let mut s = MetricStats::single(0.0);
-                s.iters = vec![1.0; 3];
-                s.times_ns = vec![150e6 * cycle / 0.25; 3];
-                s.clock_ns = vec![[cycle * 0.98, cycle * 1.02]; 3];
-                s
-            };
-            MetricStats::pool(&[run(), run()]).unwrap()
-        };
-        let (o, n) = (side(0.25), side(0.275));
-        let [co, cn] = rounds_per_cycle("lat_proc/exec", &o, &n).expect("probed");
-        assert!(co
-            .iter()
-            .chain(&cn)
-            .flatten()
-            .all(|v| (v - 150e6).abs() < 1.0));
-        assert!(rounds_per_cycle("lat_pipe/pipe", &o, &n).is_none());
     }
 
     #[test]
