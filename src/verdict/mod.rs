@@ -50,7 +50,9 @@
 //! main-memory metrics' joint move is reported the same way
 //! ([`main_memory`]), without a claim on its cause.
 
+mod answer;
 mod calls;
+pub mod columns;
 pub mod estimate;
 pub mod moderate;
 pub mod noise;
@@ -69,6 +71,7 @@ use serde::Serialize;
 
 use crate::run::{MetricStats, Run};
 use crate::stats;
+pub use answer::Answer;
 pub use estimate::{main_memory, shared_cache};
 use estimate::{Estimator, Modes};
 use raw::{raw_test, Raw};
@@ -361,6 +364,10 @@ pub struct Comparison {
     /// gave them.
     pub sittings: Option<sittings::Sittings>,
     pub threshold_pct: f64,
+    /// Which rows stand behind lmbench's own columns, and their pinned
+    /// twins ([`columns`]).
+    #[serde(skip)]
+    pub columns: columns::Columns,
 }
 
 impl Comparison {
@@ -420,6 +427,7 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         tested,
         sittings: opts.sittings.cloned(),
         threshold_pct: opts.threshold_pct,
+        columns: columns::Columns::of(new),
     }
 }
 
