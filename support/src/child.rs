@@ -183,7 +183,7 @@ impl Peer {
                 return Ok(String::from_utf8_lossy(&line[..pos]).into_owned());
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || !wait_readable(self.stdout.as_raw_fd(), left)? {
+            if left.is_zero() || !wait_readable(&self.stdout, left)? {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!("peer {} did not answer within {timeout:?}", self.pid()),
@@ -203,22 +203,16 @@ impl Peer {
 }
 
 /// poll(2) for readability; false on timeout. EINTR is retried.
-pub fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+pub fn wait_readable(fd: impl std::os::fd::AsFd, timeout: Duration) -> io::Result<bool> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
     loop {
-        // SAFETY: pfd is one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
-        if r >= 0 {
-            return Ok(r > 0);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
+        let mut pfd = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut pfd, timeout) {
+            Ok(n) => return Ok(n > 0),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }

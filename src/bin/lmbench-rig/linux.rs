@@ -136,10 +136,7 @@ fn install_filter(n: usize) -> Result<()> {
         return Err(err).context("installing the seccomp filter");
     }
     // Without CAP_SYS_ADMIN the kernel asks for no_new_privs first.
-    // SAFETY: plain prctl with integer arguments.
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("setting no_new_privs");
-    }
+    nix::sys::prctl::set_no_new_privs().context("setting no_new_privs")?;
     // SAFETY: as above.
     let rc = unsafe {
         libc::prctl(
@@ -303,19 +300,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Forks a child that optionally installs the filter, times chunks of
 /// getppid, and writes its median ns per call back.
 fn getppid_in_child(filter: Option<usize>) -> Result<f64> {
-    let mut fds = [0; 2];
-    // SAFETY: fds is a two-int array for pipe to fill.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("pipe");
-    }
-    // SAFETY: this process has one thread; the child only makes system
-    // calls and exits with _exit.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error()).context("fork");
-    }
-    if pid == 0 {
-        let ok = filter.is_none_or(|n| install_filter(n).is_ok());
+    let v = in_child(|| {
+        if filter.is_some_and(|n| install_filter(n).is_err()) {
+            return -1.0;
+        }
         let mut chunks = Vec::new();
         for _ in 0..9 {
             let t = Instant::now();
@@ -325,29 +313,43 @@ fn getppid_in_child(filter: Option<usize>) -> Result<f64> {
             }
             chunks.push(t.elapsed().as_nanos() as f64 / 100_000.0);
         }
-        let v = if ok { median(chunks) } else { -1.0 };
-        let bytes = v.to_ne_bytes();
-        // SAFETY: writing 8 bytes from a local array, then exiting.
-        unsafe {
-            libc::write(fds[1], bytes.as_ptr().cast(), 8);
-            libc::_exit(0);
-        }
-    }
-    let mut bytes = [0u8; 8];
-    // SAFETY: reading at most 8 bytes into a local array; closing our
-    // ends; reaping the child we forked.
-    let got = unsafe {
-        libc::close(fds[1]);
-        let got = libc::read(fds[0], bytes.as_mut_ptr().cast(), 8);
-        libc::close(fds[0]);
-        libc::waitpid(pid, std::ptr::null_mut(), 0);
-        got
-    };
-    let v = f64::from_ne_bytes(bytes);
-    if got != 8 || v < 0.0 {
+        median(chunks)
+    })?;
+    if v < 0.0 {
         bail!("the timing child could not install the filter");
     }
     Ok(v)
+}
+
+/// Runs `f` in a forked child (so what it changes of the process, a
+/// seccomp filter or the memory it faults, dies with it) and returns the
+/// figure it computed; None of the child's own state comes back.
+fn in_child(f: impl FnOnce() -> f64) -> Result<f64> {
+    use nix::unistd::{fork, ForkResult};
+    let (rd, wr) = nix::unistd::pipe().context("pipe")?;
+    // SAFETY: this process has one thread (the rig is single-threaded);
+    // the child computes, writes its 8 bytes and leaves with _exit,
+    // running no destructor or atexit handler of the parent's.
+    match unsafe { fork() }.context("fork")? {
+        ForkResult::Child => {
+            drop(rd);
+            let v = f();
+            let _ = nix::unistd::write(&wr, &v.to_ne_bytes());
+            // SAFETY: ends the child at once, running nothing of the
+            // parent's (no destructor, no atexit handler, no stdio flush).
+            unsafe { libc::_exit(0) }
+        }
+        ForkResult::Parent { child } => {
+            drop(wr);
+            let mut bytes = [0u8; 8];
+            let got = nix::unistd::read(&rd, &mut bytes);
+            nix::sys::wait::waitpid(child, None).context("reaping the timing child")?;
+            match got {
+                Ok(8) => Ok(f64::from_ne_bytes(bytes)),
+                _ => bail!("the timing child sent no figure"),
+            }
+        }
+    }
 }
 
 fn size_seccomp(n: usize) -> Result<u8> {
@@ -424,75 +426,36 @@ fn size_nft(n: usize) -> Result<u8> {
 fn chase_in_child() -> Result<f64> {
     const BYTES: usize = 1 << 30;
     const PAGE: usize = 4096;
-    let mut fds = [0; 2];
-    // SAFETY: fds is a two-int array for pipe to fill.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("pipe");
-    }
-    // SAFETY: one thread here; the child computes, writes and _exits.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error()).context("fork");
-    }
-    if pid == 0 {
-        // SAFETY: an anonymous private mapping of our own; every address
-        // written below lies inside it.
-        let v = unsafe {
-            let base = libc::mmap(
-                std::ptr::null_mut(),
-                BYTES,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            ) as *mut u8;
-            if base as *mut libc::c_void == libc::MAP_FAILED {
-                -1.0
-            } else {
-                let pages = BYTES / PAGE;
-                let mut order: Vec<usize> = (0..pages).collect();
-                let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-                for i in (1..pages).rev() {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    order.swap(i, (seed % (i as u64 + 1)) as usize);
-                }
-                for w in 0..pages {
-                    let here = base.add(order[w] * PAGE) as *mut *const u8;
-                    *here = base.add(order[(w + 1) % pages] * PAGE);
-                }
-                let mut p = base as *const u8;
-                let mut chunks = Vec::new();
-                for _ in 0..7 {
-                    let t = Instant::now();
-                    for _ in 0..1_000_000 {
-                        p = *(p as *const *const u8);
-                    }
-                    chunks.push(t.elapsed().as_nanos() as f64 / 1e6);
-                }
-                std::hint::black_box(p);
-                median(chunks)
-            }
+    const WORD: usize = std::mem::size_of::<usize>();
+    let v = in_child(|| {
+        let Ok(mut map) = memmap2::MmapMut::map_anon(BYTES) else {
+            return -1.0;
         };
-        let bytes = v.to_ne_bytes();
-        // SAFETY: writing 8 bytes from a local array, then exiting.
-        unsafe {
-            libc::write(fds[1], bytes.as_ptr().cast(), 8);
-            libc::_exit(0);
+        // The chain as byte offsets: each page's first word holds the
+        // offset of the next page's, so a load is one TLB lookup of its
+        // page.
+        let next = |m: &[u8], at: usize| {
+            usize::from_ne_bytes(m[at..at + WORD].try_into().expect("a word"))
+        };
+        let pages = BYTES / PAGE;
+        let order = lmbench_support::rng::shuffled(pages, 0x9e37_79b9_7f4a_7c15);
+        for w in 0..pages {
+            let (here, there) = (order[w] * PAGE, order[(w + 1) % pages] * PAGE);
+            map[here..here + WORD].copy_from_slice(&there.to_ne_bytes());
         }
-    }
-    let mut bytes = [0u8; 8];
-    // SAFETY: as in getppid_in_child.
-    let got = unsafe {
-        libc::close(fds[1]);
-        let got = libc::read(fds[0], bytes.as_mut_ptr().cast(), 8);
-        libc::close(fds[0]);
-        libc::waitpid(pid, std::ptr::null_mut(), 0);
-        got
-    };
-    let v = f64::from_ne_bytes(bytes);
-    if got != 8 || v < 0.0 {
+        let mut at = order[0] * PAGE;
+        let mut chunks = Vec::new();
+        for _ in 0..7 {
+            let t = Instant::now();
+            for _ in 0..1_000_000 {
+                at = next(&map, at);
+            }
+            chunks.push(t.elapsed().as_nanos() as f64 / 1e6);
+        }
+        std::hint::black_box(at);
+        median(chunks)
+    })?;
+    if v < 0.0 {
         bail!("the chase could not map 1 GiB");
     }
     Ok(v)

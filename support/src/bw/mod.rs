@@ -69,7 +69,7 @@ pub fn tcp_listen(rcvbuf: usize) -> io::Result<TcpListener> {
 /// Accepts one connection, failing after `timeout` (a peer that never
 /// connects must not hang the bench).
 pub fn accept_within(l: &TcpListener, timeout: Duration) -> io::Result<TcpStream> {
-    if !wait_readable(l.as_raw_fd(), timeout)? {
+    if !wait_readable(l, timeout)? {
         return Err(io::Error::new(
             io::ErrorKind::TimedOut,
             format!("no connection within {timeout:?}"),
