@@ -27,6 +27,7 @@ mod exes;
 mod guest;
 mod image;
 mod initramfs;
+mod results;
 mod sitting;
 mod timeline;
 

@@ -54,9 +54,9 @@ impl Initramfs {
             .prefix("guest-")
             .tempdir_in(super::kernels_dir())
             .context("creating the guest's directory")?;
-        let steps: Vec<guest::Step> = work
+        let steps: Vec<super::initramfs::Step> = work
             .iter()
-            .map(|(p, ms)| guest::Step {
+            .map(|(p, ms)| super::initramfs::Step {
                 name: p.name.to_string(),
                 exe: built.benches[p.name].clone(),
                 filter: super::step_filter(p, ms),
@@ -90,7 +90,7 @@ impl Initramfs {
             files.push((exe.clone(), if ok { copy } else { exe }));
         }
         let cpio = dir.path().join("initramfs.cpio");
-        guest::write_initramfs(
+        super::initramfs::write_initramfs(
             &cpio,
             &steps,
             &files,
@@ -231,7 +231,7 @@ pub(super) fn boot_once(
     writeln!(log, "### boot {}: {spent}", side_name(side, i))?;
     let bytes = std::fs::read(&data)
         .with_context(|| format!("reading the guest's results {}", data.display()))?;
-    let r = guest::unpack(&bytes, &home)?;
+    let r = super::results::unpack(&bytes, &home)?;
     if !r.done {
         bail!(
             "{}: the guest stopped before it sent all its results",

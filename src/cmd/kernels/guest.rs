@@ -1,5 +1,7 @@
-//! One boot: QEMU started on a kernel with the suite's initramfs, the
-//! steps run by its init, the results read back, QEMU gone.
+//! One boot: QEMU started on a kernel with the suite's initramfs
+//! (`initramfs.rs`, with the init script), the steps run by its init
+//! followed on the console, the results port read (`results.rs` unpacks
+//! it), QEMU gone.
 //!
 //! QEMU directly, not virtme-ng: virtme-ng shares the host's root over 9p
 //! or virtio-fs, which distribution kernels build as modules (the guest
@@ -10,15 +12,13 @@
 //! lines, a panic), the second carries the results, sized byte for byte.
 
 use std::io::{BufRead, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-
-use super::initramfs::Cpio;
 
 /// How the guest's CPU runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -95,144 +95,6 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
-
-/// One program the guest runs: a name for progress and failures, the
-/// executable, and the Criterion filter (empty: all its benches).
-#[derive(Debug, Clone)]
-pub struct Step {
-    pub name: String,
-    pub exe: PathBuf,
-    pub filter: String,
-}
-
-/// The init script: mounts, loopback up, the facts, each step, then every
-/// result file over the second serial port, and power off.
-fn init_script(preset: &str, bench_args: &str, peer: &Path, rig: &Path) -> String {
-    format!(
-        r#"#!/bin/busybox sh
-set -o pipefail
-/bin/busybox mkdir -p /proc /sys /dev /tmp /scratch /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-# The benches' scratch (TMPDIR): a tmpfs of its own, not over /tmp,
-# where a checkout under /tmp keeps the executables.
-mount -t tmpfs scratch /scratch
-export TMPDIR=/scratch
-ip link set lo up
-hostname guest
-stty -F /dev/ttyS1 raw -echo
-exec 3>/dev/ttyS1
-echo "@@ init $(uname -r)"
-send() {{ n=$(wc -c < "$2"); echo "=== $1 $((n))" >&3; cat "$2" >&3; echo >&3; }}
-{peer} facts > /scratch/facts.json && send facts /scratch/facts.json
-# Boot leaves work behind (kernel threads finishing their setup) that on
-# one vCPU takes the benches' time in bursts of a tick: wait until one
-# second of the guest's time is 99% idle, for at most 120 s (under icount
-# an idle second costs the host nothing), and say who had been busy.
-busy_idle() {{ read -r _ u n s i w q sq st _ < /proc/stat; echo "$((u+n+s+q+sq+st)) $((i+w))"; }}
-waited=0
-while [ $waited -lt 120 ]; do
-    set -- $(busy_idle); b0=$1; i0=$2
-    sleep 1
-    set -- $(busy_idle); b=$(($1-b0)); i=$(($2-i0))
-    [ $((b*100)) -le $((b+i)) ] && break
-    waited=$((waited+1))
-done
-busiest=$(awk '{{print $14+$15, $2}}' /proc/[0-9]*/stat 2>/dev/null | sort -rn | head -3 | tr '\n' ' ')
-echo "@@ settled $waited $busiest"
-# A change of known size on this side (`lmbench.rig=seccomp,50` on the
-# command line): sized first by the rig's bare loop, then every step
-# runs under it.
-rig=
-for w in $(cat /proc/cmdline); do
-    case "$w" in lmbench.rig=*) rig=$(echo "${{w#lmbench.rig=}}" | tr , ' ');; esac
-done
-if [ -n "$rig" ]; then
-    echo "@@ rig $({rig} size $rig 2>&1 | tr '\n' ' ')"
-fi
-tab="$(printf '\t')"
-while IFS="$tab" read -r name exe filter; do
-    echo "@@ step $name"
-    set -- "$exe" --bench {bench_args}
-    [ -n "$filter" ] && set -- "$@" "$filter"
-    [ -n "$rig" ] && set -- {rig} $rig -- "$@"
-    # Through a pipe, so Criterion prints its plain lines (no progress
-    # bar, no colour) as under cargo; pipefail keeps the bench's status.
-    (cd /scratch && CRITERION_HOME=/scratch/criterion LMBENCH_PRESET={preset} "$@" </dev/null 2>&1) | cat
-    rc=$?
-    echo "@@ rc $name $rc"
-    echo "=== rc $name $rc" >&3
-done < /lmbench/steps
-# Only the files the host reads (each bench's new/ three and the
-# harness's record after them, which must not be older than its
-# estimates): the serial port is slow, and Criterion's copies (base/,
-# tukey.json) would double what it carries.
-if [ -d /scratch/criterion ]; then
-    cd /scratch/criterion
-    {{ find . -type f -path '*/new/*' \( -name estimates.json -o -name sample.json -o -name benchmark.json \)
-       find . -type f -name {activity}; }} | while read -r f; do send "file ${{f#./}}" "$f"; done
-fi
-echo "=== done" >&3
-echo "@@ done"
-sync
-reboot -f
-"#,
-        peer = peer.display(),
-        rig = rig.display(),
-        activity = lmbench_support::activity::ACTIVITY_FILE,
-    )
-}
-
-/// Writes the initramfs for `steps` at `out`: busybox, the init script,
-/// the steps, and every file in `files` (executables and libraries): at
-/// the first path, the contents of the second.
-pub fn write_initramfs(
-    out: &Path,
-    steps: &[Step],
-    files: &[(PathBuf, PathBuf)],
-    peer: &Path,
-    rig: &Path,
-    preset: &str,
-    bench_args: &str,
-) -> Result<()> {
-    let busybox = super::image::which("busybox")
-        .filter(|p| is_static(p))
-        .or_else(|| Some(PathBuf::from("/bin/busybox")).filter(|p| is_static(p)))
-        .context("no static busybox for the guest's init: apt-get install busybox-static")?;
-    let f = std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut c = Cpio::new(std::io::BufWriter::new(f));
-    c.file("/bin/busybox", 0o755, &std::fs::read(&busybox)?)?;
-    // lat_proc's shell test runs /bin/sh; busybox installs the rest.
-    c.symlink("/bin/sh", "busybox")?;
-    c.file(
-        "/init",
-        0o755,
-        init_script(preset, bench_args, peer, rig).as_bytes(),
-    )?;
-    let mut list = String::new();
-    for s in steps {
-        list.push_str(&format!("{}\t{}\t{}\n", s.name, s.exe.display(), s.filter));
-    }
-    c.file("/lmbench/steps", 0o644, list.as_bytes())?;
-    for (path, source) in files {
-        c.host_file(path, source)?;
-    }
-    c.finish()?;
-    Ok(())
-}
-
-/// True for an executable that loads no shared library (busybox-static).
-fn is_static(p: &Path) -> bool {
-    Command::new("ldd")
-        .arg(p)
-        .output()
-        .map(|o| {
-            !o.status.success() || String::from_utf8_lossy(&o.stdout).contains("not a dynamic")
-        })
-        .unwrap_or(false)
-}
 
 /// QEMU's command line for one boot.
 pub fn qemu_args(
@@ -466,132 +328,9 @@ pub fn boot(
     Ok(())
 }
 
-/// What a boot's result port carried.
-#[derive(Debug, Default)]
-pub struct Results {
-    /// The guest's machine facts (`lmbench-peer facts`), as JSON.
-    pub facts: Option<String>,
-    /// Each step's exit status.
-    pub rcs: Vec<(String, i32)>,
-    /// Whether the guest got to the end of its list.
-    pub done: bool,
-}
-
-/// Reads the result port's bytes: facts, exit statuses, and Criterion's
-/// files, written under `home` (only relative paths inside it).
-pub fn unpack(data: &[u8], home: &Path) -> Result<Results> {
-    let mut out = Results::default();
-    let mut rest = data;
-    while !rest.is_empty() {
-        let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-        let line = String::from_utf8_lossy(&rest[..end])
-            .trim_end_matches('\r')
-            .to_string();
-        rest = &rest[(end + 1).min(rest.len())..];
-        let Some(header) = line.strip_prefix("=== ") else {
-            continue;
-        };
-        if header == "done" {
-            out.done = true;
-            continue;
-        }
-        if let Some(rc) = header.strip_prefix("rc ") {
-            let (name, code) = rc
-                .rsplit_once(' ')
-                .context("a bad rc line from the guest")?;
-            out.rcs.push((name.to_string(), code.parse().unwrap_or(-1)));
-            continue;
-        }
-        // `facts N` or `file REL N`: N bytes follow, then a newline.
-        let (what, size) = header
-            .rsplit_once(' ')
-            .context("a bad header from the guest")?;
-        let size: usize = size.parse().context("a bad size from the guest")?;
-        if rest.len() < size {
-            bail!("the guest's results end inside {what} (the guest stopped while sending)");
-        }
-        let body = &rest[..size];
-        rest = &rest[size..];
-        rest = rest.strip_prefix(b"\n").unwrap_or(rest);
-        if what == "facts" {
-            out.facts = Some(String::from_utf8_lossy(body).into_owned());
-        } else if let Some(rel) = what.strip_prefix("file ") {
-            let rel = Path::new(rel);
-            if rel.is_absolute()
-                || rel
-                    .components()
-                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
-            {
-                bail!(
-                    "the guest sent a file outside its results: {}",
-                    rel.display()
-                );
-            }
-            let path = home.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap_or(home))?;
-            std::fs::write(&path, body).with_context(|| format!("writing {}", path.display()))?;
-        }
-    }
-    // The harness's activity record counts only when not older than the
-    // estimates beside it; files written in the port's order can be.
-    touch_activity(home)?;
-    Ok(out)
-}
-
-/// Rewrites every activity file under `home` so it is the newest of its
-/// benchmark's files.
-fn touch_activity(dir: &Path) -> Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
-        if p.is_dir() {
-            touch_activity(&p)?;
-        } else if p
-            .file_name()
-            .is_some_and(|n| n == lmbench_support::activity::ACTIVITY_FILE)
-        {
-            let b = std::fs::read(&p)?;
-            std::fs::write(&p, b)?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unpacks_facts_statuses_and_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut d = Vec::new();
-        d.extend_from_slice(b"=== facts 13\n{\"os\":\"Lin\"}\n\n");
-        d.extend_from_slice(b"=== rc lat_syscall 0\n");
-        d.extend_from_slice(b"=== file lat_syscall/null/new/sample.json 8\n{\"a\":\n1}\n");
-        d.extend_from_slice(b"=== rc lat_sig 101\n=== done\n");
-        let r = unpack(&d, dir.path()).unwrap();
-        assert_eq!(r.facts.as_deref(), Some("{\"os\":\"Lin\"}\n"));
-        assert_eq!(
-            r.rcs,
-            [("lat_syscall".to_string(), 0), ("lat_sig".to_string(), 101)]
-        );
-        assert!(r.done);
-        let f = dir.path().join("lat_syscall/null/new/sample.json");
-        assert_eq!(std::fs::read_to_string(f).unwrap(), "{\"a\":\n1}");
-    }
-
-    #[test]
-    fn refuses_paths_outside_and_truncated_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = unpack(b"=== file ../x 1\nx\n", dir.path()).unwrap_err();
-        assert!(err.to_string().contains("outside"), "{err}");
-        let err = unpack(b"=== file a/b 10\nxy", dir.path()).unwrap_err();
-        assert!(err.to_string().contains("stopped while sending"), "{err}");
-        let r = unpack(b"=== facts 2\n{}", dir.path()).unwrap();
-        assert!(!r.done);
-    }
 
     #[test]
     fn icount_counts_instructions_and_sleeps_no_host_time() {

@@ -11,7 +11,8 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context, Result};
 
@@ -128,6 +129,144 @@ impl<W: Write> Cpio<W> {
         self.out.write_all(&[0; 3][..n])?;
         Ok(())
     }
+}
+
+/// One program the guest runs: a name for progress and failures, the
+/// executable, and the Criterion filter (empty: all its benches).
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub name: String,
+    pub exe: PathBuf,
+    pub filter: String,
+}
+
+/// The init script: mounts, loopback up, the facts, each step, then every
+/// result file over the second serial port, and power off.
+fn init_script(preset: &str, bench_args: &str, peer: &Path, rig: &Path) -> String {
+    format!(
+        r#"#!/bin/busybox sh
+set -o pipefail
+/bin/busybox mkdir -p /proc /sys /dev /tmp /scratch /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+# The benches' scratch (TMPDIR): a tmpfs of its own, not over /tmp,
+# where a checkout under /tmp keeps the executables.
+mount -t tmpfs scratch /scratch
+export TMPDIR=/scratch
+ip link set lo up
+hostname guest
+stty -F /dev/ttyS1 raw -echo
+exec 3>/dev/ttyS1
+echo "@@ init $(uname -r)"
+send() {{ n=$(wc -c < "$2"); echo "=== $1 $((n))" >&3; cat "$2" >&3; echo >&3; }}
+{peer} facts > /scratch/facts.json && send facts /scratch/facts.json
+# Boot leaves work behind (kernel threads finishing their setup) that on
+# one vCPU takes the benches' time in bursts of a tick: wait until one
+# second of the guest's time is 99% idle, for at most 120 s (under icount
+# an idle second costs the host nothing), and say who had been busy.
+busy_idle() {{ read -r _ u n s i w q sq st _ < /proc/stat; echo "$((u+n+s+q+sq+st)) $((i+w))"; }}
+waited=0
+while [ $waited -lt 120 ]; do
+    set -- $(busy_idle); b0=$1; i0=$2
+    sleep 1
+    set -- $(busy_idle); b=$(($1-b0)); i=$(($2-i0))
+    [ $((b*100)) -le $((b+i)) ] && break
+    waited=$((waited+1))
+done
+busiest=$(awk '{{print $14+$15, $2}}' /proc/[0-9]*/stat 2>/dev/null | sort -rn | head -3 | tr '\n' ' ')
+echo "@@ settled $waited $busiest"
+# A change of known size on this side (`lmbench.rig=seccomp,50` on the
+# command line): sized first by the rig's bare loop, then every step
+# runs under it.
+rig=
+for w in $(cat /proc/cmdline); do
+    case "$w" in lmbench.rig=*) rig=$(echo "${{w#lmbench.rig=}}" | tr , ' ');; esac
+done
+if [ -n "$rig" ]; then
+    echo "@@ rig $({rig} size $rig 2>&1 | tr '\n' ' ')"
+fi
+tab="$(printf '\t')"
+while IFS="$tab" read -r name exe filter; do
+    echo "@@ step $name"
+    set -- "$exe" --bench {bench_args}
+    [ -n "$filter" ] && set -- "$@" "$filter"
+    [ -n "$rig" ] && set -- {rig} $rig -- "$@"
+    # Through a pipe, so Criterion prints its plain lines (no progress
+    # bar, no colour) as under cargo; pipefail keeps the bench's status.
+    (cd /scratch && CRITERION_HOME=/scratch/criterion LMBENCH_PRESET={preset} "$@" </dev/null 2>&1) | cat
+    rc=$?
+    echo "@@ rc $name $rc"
+    echo "=== rc $name $rc" >&3
+done < /lmbench/steps
+# Only the files the host reads (each bench's new/ three and the
+# harness's record after them, which must not be older than its
+# estimates): the serial port is slow, and Criterion's copies (base/,
+# tukey.json) would double what it carries.
+if [ -d /scratch/criterion ]; then
+    cd /scratch/criterion
+    {{ find . -type f -path '*/new/*' \( -name estimates.json -o -name sample.json -o -name benchmark.json \)
+       find . -type f -name {activity}; }} | while read -r f; do send "file ${{f#./}}" "$f"; done
+fi
+echo "=== done" >&3
+echo "@@ done"
+sync
+reboot -f
+"#,
+        peer = peer.display(),
+        rig = rig.display(),
+        activity = lmbench_support::activity::ACTIVITY_FILE,
+    )
+}
+
+/// Writes the initramfs for `steps` at `out`: busybox, the init script,
+/// the steps, and every file in `files` (executables and libraries): at
+/// the first path, the contents of the second.
+pub fn write_initramfs(
+    out: &Path,
+    steps: &[Step],
+    files: &[(PathBuf, PathBuf)],
+    peer: &Path,
+    rig: &Path,
+    preset: &str,
+    bench_args: &str,
+) -> Result<()> {
+    let busybox = super::image::which("busybox")
+        .filter(|p| is_static(p))
+        .or_else(|| Some(PathBuf::from("/bin/busybox")).filter(|p| is_static(p)))
+        .context("no static busybox for the guest's init: apt-get install busybox-static")?;
+    let f = std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut c = Cpio::new(std::io::BufWriter::new(f));
+    c.file("/bin/busybox", 0o755, &std::fs::read(&busybox)?)?;
+    // lat_proc's shell test runs /bin/sh; busybox installs the rest.
+    c.symlink("/bin/sh", "busybox")?;
+    c.file(
+        "/init",
+        0o755,
+        init_script(preset, bench_args, peer, rig).as_bytes(),
+    )?;
+    let mut list = String::new();
+    for s in steps {
+        list.push_str(&format!("{}\t{}\t{}\n", s.name, s.exe.display(), s.filter));
+    }
+    c.file("/lmbench/steps", 0o644, list.as_bytes())?;
+    for (path, source) in files {
+        c.host_file(path, source)?;
+    }
+    c.finish()?;
+    Ok(())
+}
+
+/// True for an executable that loads no shared library (busybox-static).
+fn is_static(p: &Path) -> bool {
+    Command::new("ldd")
+        .arg(p)
+        .output()
+        .map(|o| {
+            !o.status.success() || String::from_utf8_lossy(&o.stdout).contains("not a dynamic")
+        })
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
