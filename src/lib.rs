@@ -19,6 +19,7 @@ pub mod flags;
 pub mod import;
 pub mod lock;
 pub mod publish;
+pub mod report;
 pub mod run;
 pub mod session;
 pub mod stats;

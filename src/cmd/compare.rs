@@ -3,31 +3,33 @@
 //! CPU-only metrics), then per metric the old and new figures, the change
 //! with its 95% interval, the adjusted p-value, the smallest change the
 //! data could detect, the statistic compared and a verdict. The method is
-//! `lmbench::verdict`'s; this file parses the options and runs the
-//! command. The rendering is beside it: `cells` (a row's cells, shared by
-//! the text and Markdown tables), `text` and `notes` (the text report),
-//! `formats` (Markdown, CSV, JSON) and `imported` (a run without samples).
+//! `lmbench::verdict`'s; this file parses the options, runs the command
+//! and builds the report's model ([`report`]), which `export` writes in
+//! the format asked for. The model's parts are beside it: `row_cells` (a
+//! row's cells, shared by the text and Markdown tables), `text` and
+//! `notes` (the text blocks), `formats` (the Markdown blocks, CSV's
+//! records and JSON's data). A run without samples (imported) is
+//! `lmbench::report::imported`'s.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::exit::Outcome;
 use anyhow::{bail, Result};
 use regex::Regex;
 
-use crate::export::Format;
+use crate::export::{self, Format, Report};
 use crate::run::Run;
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
 
 mod formats;
-mod imported;
 mod notes;
 mod row_cells;
 mod text;
 
-use formats::{render_csv, render_json, render_markdown};
-use imported::render_imported;
 use lmbench::flags::{BusyShare, MetricFilter, Percent, RunSpec};
-pub use text::render;
+use lmbench::report::imported;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -78,6 +80,39 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Which compared metrics stand behind lmbench 3's own summary columns,
+/// and the pinned twin of each that has one (the same switch, round trip
+/// or stream with every end on one CPU): found once per report, for the
+/// text notes and the JSON alike.
+pub struct Columns {
+    pub lmbench: BTreeSet<String>,
+    pub twins: BTreeMap<String, String>,
+}
+
+/// The model of the comparison `c` of `old` and `new`, in every format;
+/// `busy_cpus` is the busy threshold it was made with.
+pub fn report(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> Report {
+    let diff = fact_diff(old, new);
+    let columns = Columns {
+        lmbench: crate::columns::lmbench_column_metrics(new),
+        twins: crate::columns::pinned_twins(new),
+    };
+    let mut blocks = text::blocks(old, new, c, busy_cpus, &diff, &columns);
+    blocks.extend(formats::markdown(old, new, c, &diff));
+    Report {
+        blocks,
+        records: formats::records(c),
+        data: formats::data(old, new, c, &diff, &columns),
+    }
+}
+
+/// The comparison as text (what `run --against`, `check` and `kernels`
+/// print).
+pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
+    export::render(&report(old, new, c, busy_cpus), Format::Text)
+        .expect("the text writer has no way to fail")
+}
+
 /// `lmbench compare`.
 pub fn run(opts: Args) -> Result<Outcome> {
     let busy_cpus = opts.busy_threshold.cpus();
@@ -86,7 +121,10 @@ pub fn run(opts: Args) -> Result<Outcome> {
     let old = store::resolve(opts.old.as_str())?;
     let new = store::resolve(opts.new.as_str())?;
     if old.imported.is_some() || new.imported.is_some() {
-        print!("{}", render_imported(&old, &new, opts.format)?);
+        print!(
+            "{}",
+            export::render(&imported::report(&old, &new)?, opts.format)?
+        );
         return Ok(Outcome::Done);
     }
     let sittings = match opts.aa.as_deref() {
@@ -114,12 +152,8 @@ pub fn run(opts: Args) -> Result<Outcome> {
             new.metrics.len()
         );
     }
-    match opts.format {
-        Format::Text => print!("{}", render(&old, &new, &c, busy_cpus)),
-        Format::Markdown => print!("{}", render_markdown(&old, &new, &c)),
-        Format::Csv => print!("{}", render_csv(&c)?),
-        Format::Json => print!("{}", render_json(&old, &new, &c)?),
-    }
+    let model = report(&old, &new, &c, busy_cpus);
+    print!("{}", export::render(&model, opts.format)?);
     if let Some(limit) = opts.fail_on_regression {
         let limit = limit.get();
         let bad = regressions(&c, limit);
@@ -262,8 +296,9 @@ mod tests {
         // own figure.
         assert!(text.contains("    lat_unix: stream ±"), "{text}");
         assert!(!text.contains("    lat_pipe: pipe ±"), "{text}");
-        let json: serde_json::Value =
-            serde_json::from_str(&render_json(&side, &side, &c).expect("json")).expect("parse");
+        let model = report(&side, &side, &c, opts.busy_cpus);
+        let json = export::render(&model, Format::Json).expect("json");
+        let json: serde_json::Value = serde_json::from_str(&json).expect("parse");
         assert_eq!(json["pinned_twins"]["lat_pipe/pipe"], "lat_pipe/pinned");
     }
 }

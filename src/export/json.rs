@@ -1,15 +1,21 @@
-//! JSON: one pretty-printed document ending in a newline; a figure a run
-//! lacks is null. Also the `runs` list that opens the summary's documents.
+//! JSON: the report's data as one pretty-printed document ending in a
+//! newline; a figure a run lacks is null. Also the `runs` list that opens
+//! the summary's documents.
 
 use anyhow::Result;
-use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::document::Report;
+use super::Exporter;
 use crate::run::Run;
 
-/// `doc` pretty-printed, with a closing newline.
-pub fn document(doc: &impl Serialize) -> Result<String> {
-    Ok(serde_json::to_string_pretty(doc)? + "\n")
+/// The JSON writer.
+pub struct Json;
+
+impl Exporter for Json {
+    fn write(&self, report: &Report) -> Result<String> {
+        Ok(serde_json::to_string_pretty(&report.data)? + "\n")
+    }
 }
 
 /// The `runs` list of the summary's documents: each run, and each of its
