@@ -17,7 +17,6 @@ use lmbench::criterion_files;
 use lmbench::export;
 use lmbench::report;
 use lmbench::run;
-use lmbench::stats;
 use lmbench::store;
 use lmbench::verdict;
 use lmbench::workspace;

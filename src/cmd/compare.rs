@@ -3,32 +3,23 @@
 //! CPU-only metrics), then per metric the old and new figures, the change
 //! with its 95% interval, the adjusted p-value, the smallest change the
 //! data could detect, the statistic compared and a verdict. The method is
-//! `lmbench::verdict`'s; this file parses the options, runs the command
-//! and builds the report's model ([`report`]), which `export` writes in
-//! the format asked for. The model's parts are beside it: `row_cells` (a
-//! row's cells, shared by the text and Markdown tables), `text` and
-//! `notes` (the text blocks), `formats` (the Markdown blocks, CSV's
-//! records and JSON's data). A run without samples (imported) is
-//! `lmbench::report::imported`'s.
-
-use std::collections::{BTreeMap, BTreeSet};
+//! `lmbench::verdict`'s and the report's model `lmbench::report::compare`'s
+//! (`lmbench::report::imported`'s for a run without samples); this file
+//! parses the options, runs the command and hands the model to `export`.
 
 use crate::exit::Outcome;
 use anyhow::{bail, Result};
 use regex::Regex;
 
-use crate::export::{self, Format, Report};
+use crate::export::{self, Format};
 use crate::run::Run;
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
 
-mod formats;
-mod notes;
-mod row_cells;
-mod text;
-
 use lmbench::flags::{BusyShare, MetricFilter, Percent, RunSpec};
+pub use lmbench::report::compare::render;
+use lmbench::report::compare::report;
 use lmbench::report::imported;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
@@ -63,54 +54,6 @@ pub struct Args {
     /// it for more pairs: their moves are estimated together.
     #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
     pub aa: Option<Vec<RunSpec>>,
-}
-
-/// The facts that differ: (key, old, new); absent facts show as "(absent)".
-pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
-    let keys: std::collections::BTreeSet<&String> =
-        old.machine.0.keys().chain(new.machine.0.keys()).collect();
-    let show = |r: &Run, k: &str| {
-        r.machine
-            .get(k)
-            .map_or("(absent)".to_string(), |v| v.replace('\n', "; "))
-    };
-    keys.into_iter()
-        .filter(|k| old.machine.get(k) != new.machine.get(k))
-        .map(|k| (k.clone(), show(old, k), show(new, k)))
-        .collect()
-}
-
-/// Which compared metrics stand behind lmbench 3's own summary columns,
-/// and the pinned twin of each that has one (the same switch, round trip
-/// or stream with every end on one CPU): found once per report, for the
-/// text notes and the JSON alike.
-pub struct Columns {
-    pub lmbench: BTreeSet<String>,
-    pub twins: BTreeMap<String, String>,
-}
-
-/// The model of the comparison `c` of `old` and `new`, in every format;
-/// `busy_cpus` is the busy threshold it was made with.
-pub fn report(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> Report {
-    let diff = fact_diff(old, new);
-    let columns = Columns {
-        lmbench: crate::columns::lmbench_column_metrics(new),
-        twins: crate::columns::pinned_twins(new),
-    };
-    let mut blocks = text::blocks(old, new, c, busy_cpus, &diff, &columns);
-    blocks.extend(formats::markdown(old, new, c, &diff));
-    Report {
-        blocks,
-        records: formats::records(c),
-        data: formats::data(old, new, c, &diff, &columns),
-    }
-}
-
-/// The comparison as text (what `run --against`, `check` and `kernels`
-/// print).
-pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
-    export::render(&report(old, new, c, busy_cpus), Format::Text)
-        .expect("the text writer has no way to fail")
 }
 
 /// `lmbench compare`.

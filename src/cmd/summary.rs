@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::cells::Spread;
 use crate::export::Format;
-use crate::report::{report, Options};
+use crate::report::summary::{report, Options};
 use crate::store;
 use lmbench::flags::{BusyShare, RunSpec};
 

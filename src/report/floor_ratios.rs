@@ -22,9 +22,10 @@ use lmbench_support::catalog::floor_pairs::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
-use super::Options;
+use super::summary::runs_data;
+use super::summary::Options;
 use crate::export::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
-use crate::export::{busy_note, json, legend};
+use crate::export::{busy_note, legend};
 use crate::run::Run;
 use crate::table::{HOST_W, OS_W};
 
@@ -290,7 +291,7 @@ fn data(runs: &[Run], rows: &[Row], opts: &Options) -> serde_json::Value {
         })
         .collect();
     json!({
-        "runs": json::runs(runs, opts.busy_cpus),
+        "runs": runs_data(runs, opts.busy_cpus),
         "floors": floors,
         "busy_threshold_cpus": opts.busy_cpus,
     })

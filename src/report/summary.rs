@@ -1,8 +1,10 @@
-//! lmbench's summary tables rendered from runs: lmbench's text layout,
-//! Markdown, CSV (one line per cell) or JSON; `-` (CSV: an empty field,
-//! JSON: null) marks a figure a run lacks. Used by `summary`, and by
-//! `run`, `save` and `import`, which print or store the tables of what
-//! they made.
+//! lmbench's summary tables of a set of runs, as a report's model: text
+//! shows lmbench's layout (the banner, each table with its notes),
+//! Markdown a heading and a table each, CSV one record per cell and JSON
+//! per table per column the figures of every run; `-` (CSV: an empty
+//! field, JSON: null) marks a figure a run lacks. Used by `summary`, and
+//! by `run`, `save` and `import`, which print or store the tables of what
+//! they made ([`render`]).
 //!
 //! A figure measured while other work used at least the busy threshold of
 //! a CPU (default 5%; see `lmbench_support::activity`) is marked `*` and a
@@ -13,16 +15,13 @@ use anyhow::{bail, Result};
 use lmbench_support::activity::{Activity, BUSY_CPUS};
 use lmbench_support::catalog::tables::{MEM_LAT, REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::cells::{self, Cell, Spread};
 use crate::export::document::{Block, Field, Records, Report, Shown};
-use crate::export::{busy_note, fmt_num, json, Format};
+use crate::export::{busy_note, fmt_num, Format};
 use crate::run::{Imported, Run};
 use crate::table;
-
-pub mod floor_ratios;
-pub mod imported;
 
 /// What `summary` shows.
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +96,7 @@ pub fn render(runs: &[Run]) -> Result<String> {
 /// `floors` the floor ratios.
 pub fn report(runs: &[Run], opts: &Options) -> Result<Report> {
     if opts.floors {
-        return floor_ratios::report(runs, opts);
+        return super::floor_ratios::report(runs, opts);
     }
     let tables = tables_with_data(runs)?;
     Ok(Report {
@@ -294,8 +293,8 @@ fn records(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Records {
 
 /// What JSON shows: the runs, then per table per column the figures, one
 /// per run, and their busy marks (and spreads).
-fn data(runs: &[Run], tables: &[&'static Table], opts: &Options) -> serde_json::Value {
-    let run_list = json::runs(runs, opts.busy_cpus);
+fn data(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Value {
+    let run_list = runs_data(runs, opts.busy_cpus);
     let tables: Vec<_> = tables
         .iter()
         .map(|t| {
@@ -331,6 +330,33 @@ fn data(runs: &[Run], tables: &[&'static Table], opts: &Options) -> serde_json::
         doc["spread"] = json!(kind.describe());
     }
     doc
+}
+
+/// The `runs` list of the summary's JSON documents (the floors' too): each run, and each of its
+/// metrics measured while other work used at least `busy_cpus` CPUs with
+/// what ran.
+pub fn runs_data(runs: &[Run], busy_cpus: f64) -> Vec<Value> {
+    runs.iter()
+        .map(|r| {
+            let busy: Vec<_> = r
+                .metrics
+                .iter()
+                .filter_map(|(id, s)| {
+                    let a = s.busy_window(busy_cpus)?;
+                    Some(json!({ "metric": id, "other_cpus": a.other_cpus(),
+                                 "what_ran": a.describe() }))
+                })
+                .collect();
+            json!({
+                "run": r.host(),
+                "machine": r.machine_name(),
+                "label": r.label(),
+                "os": r.machine.os_label(),
+                "date": r.meta.date,
+                "busy": busy,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
