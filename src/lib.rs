@@ -1,7 +1,8 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
 //! the saved-run store (`store`, publishing through `publish`), the one run
-//! type (`run`), its statistics, the table layout, the output formats
-//! (`export`) and the reader of the C suite's results (`import`).
+//! type (`run`), its statistics, the reports (`report`: each one model
+//! for every format), the writers of the output formats (`export`) and
+//! the reader of the C suite's results (`import`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
 //! (The subcommands stay in the binary.)
@@ -19,6 +20,7 @@ pub mod flags;
 pub mod import;
 pub mod lock;
 pub mod publish;
+pub mod report;
 pub mod run;
 pub mod session;
 pub mod stats;

@@ -9,16 +9,14 @@ mod cli_tests;
 mod closed_pipe;
 mod cmd;
 mod exit;
-mod report;
+
 mod saving;
 use lmbench::cells;
-use lmbench::columns;
 use lmbench::criterion_files;
 use lmbench::export;
+use lmbench::report;
 use lmbench::run;
-use lmbench::stats;
 use lmbench::store;
-use lmbench::table;
 use lmbench::verdict;
 use lmbench::workspace;
 

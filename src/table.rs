@@ -1,20 +1,16 @@
-//! lmbench-style table layout: a title, a rule, two header lines, a dashed
-//! rule per column, then one row per run. Host (9) and OS (13) open every
-//! row; each figure is formatted to its column's width the way lmbench's
-//! report does (`export::text::figure`: as many digits as fit).
+//! One lmbench summary table as a report's model (`export::document`):
+//! its title, Host (9) and OS (13) and then its columns, each with
+//! lmbench's two header lines and width, and a row per run; and which
+//! tables a set of runs has data for.
 
 use lmbench_support::catalog::{Source, Table};
 
-use crate::cells::{fmt_spread, Cell};
-use crate::export::text::{figure, push_line, rule};
+use crate::cells::Cell;
+use crate::export::document::{self, Align, Column};
 use crate::run::Run;
 
 pub const HOST_W: usize = 9;
 pub const OS_W: usize = 13;
-
-fn cut(s: &str, w: usize) -> String {
-    s.chars().take(w).collect()
-}
 
 /// True if any run has a figure for any column of the table: a figure it
 /// measured (or imported), not only a machine fact such as the OS's clock
@@ -40,75 +36,55 @@ pub fn has_data(table: &Table, runs: &[Run]) -> bool {
     })
 }
 
-/// Renders one table for the given runs: `cells[i]` are run i's cells,
-/// one per column. A figure measured on a busy machine ends in `*` (one
-/// digit fewer); with `spread`, a line under each run gives each figure's
-/// spread as a share of it.
-pub fn render(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) -> String {
+/// One summary table's model for the given runs: `cells[i]` are run i's
+/// cells, one per column. Host and OS open each row; a figure keeps as
+/// many digits as its column's width holds (one fewer and a `*` if
+/// measured on a busy machine); with `spread`, the text format shows a
+/// line under each run with each figure's spread as a share of it.
+pub fn model(table: &Table, runs: &[Run], cells: &[Vec<Cell>], spread: bool) -> document::Table {
     // Host widens to the longest run name (`machine/label`) so two runs of
     // one machine never truncate to the same cell.
     let host_w = runs
         .iter()
         .map(|r| r.host().chars().count())
         .fold(HOST_W, usize::max);
-    let mut out = String::new();
-    let mut line = |s: String| push_line(&mut out, &s);
-    let width: usize = host_w + 1 + OS_W + table.columns.iter().map(|c| c.width + 1).sum::<usize>();
-    line(table.title.to_string());
-    line("-".repeat(width.max(table.title.len())));
-    // Headers are placed at their column's start; a top header may run on
-    // over the next column when that one's top is empty ("0K File" spans
-    // Create and Delete, as in lmbench).
-    for row in 0..2 {
-        let mut s = if row == 0 {
-            format!("{:<host_w$} {:>OS_W$}", "Host", "OS")
-        } else {
-            " ".repeat(host_w + 1 + OS_W)
-        };
-        for c in table.columns {
-            let start = s.len() + 1;
-            s.push(' ');
-            s.push_str(&" ".repeat(c.width));
-            if s.len() < start + c.header[row].len() {
-                s.push_str(&" ".repeat(start + c.header[row].len() - s.len()));
-            }
-            if !c.header[row].is_empty() {
-                s.replace_range(start..start + c.header[row].len(), c.header[row]);
-            }
-        }
-        line(s);
-    }
-    let widths: Vec<usize> = [host_w, OS_W]
-        .into_iter()
-        .chain(table.columns.iter().map(|c| c.width))
+    let mut host = Column::new("Host", host_w, Align::Left);
+    host.clip = true;
+    let mut os = Column::new("OS", OS_W, Align::Left);
+    os.clip = true;
+    os.header_align = Some(Align::Right);
+    let figures = table.columns.iter().enumerate().map(|(i, c)| Column {
+        header: c.header.iter().map(|h| h.to_string()).collect(),
+        // A top header may run on over the next column when that one's
+        // top is empty ("0K File" spans Create and Delete, as in lmbench).
+        header_align: Some(Align::Left),
+        ..Column::new(&table.column_name(i), c.width, Align::Right)
+    });
+    let rows = runs
+        .iter()
+        .zip(cells)
+        .map(|(run, row)| {
+            [
+                document::Cell::text(run.host()),
+                document::Cell::text(run.machine.os_label()),
+            ]
+            .into_iter()
+            .chain(row.iter().map(|c| document::Cell::Figure {
+                value: c.value,
+                busy: c.busy.is_some(),
+                spread: c.spread,
+            }))
+            .collect()
+        })
         .collect();
-    line(rule(&widths));
-    for (run, row) in runs.iter().zip(cells) {
-        let mut s = format!(
-            "{:<host_w$} {:<OS_W$}",
-            cut(&run.host(), host_w),
-            cut(&run.machine.os_label(), OS_W)
-        );
-        for (c, cell) in table.columns.iter().zip(row) {
-            let text = figure(cell.value, cell.busy.is_some(), c.width);
-            s.push(' ');
-            s.push_str(&format!("{text:>w$}", w = c.width));
-        }
-        line(s);
-        if spread {
-            let mut s = format!("{:<host_w$} {:<OS_W$}", "", "  ± spread");
-            for (c, cell) in table.columns.iter().zip(row) {
-                let text = match (cell.value, cell.spread) {
-                    (Some(v), Some(h)) => fmt_spread(h, v, c.width),
-                    _ => "-".to_string(),
-                };
-                s.push(' ');
-                s.push_str(&format!("{text:>w$}", w = c.width));
-            }
-            line(s);
-        }
+    document::Table {
+        title: Some(table.title.to_string()),
+        columns: [host, os].into_iter().chain(figures).collect(),
+        rows,
+        header_rule: true,
+        spread_label: spread.then(|| "  ± spread".to_string()),
+        ..document::Table::default()
     }
-    out
 }
 
 /// The banner lmbench prints above its tables.

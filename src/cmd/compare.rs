@@ -3,31 +3,24 @@
 //! CPU-only metrics), then per metric the old and new figures, the change
 //! with its 95% interval, the adjusted p-value, the smallest change the
 //! data could detect, the statistic compared and a verdict. The method is
-//! `lmbench::verdict`'s; this file parses the options and runs the
-//! command. The rendering is beside it: `cells` (a row's cells, shared by
-//! the text and Markdown tables), `text` and `notes` (the text report),
-//! `formats` (Markdown, CSV, JSON) and `imported` (a run without samples).
+//! `lmbench::verdict`'s and the report's model `lmbench::report::compare`'s
+//! (`lmbench::report::imported`'s for a run without samples); this file
+//! parses the options, runs the command and hands the model to `export`.
 
 use crate::exit::Outcome;
 use anyhow::{bail, Result};
 use regex::Regex;
 
-use crate::export::Format;
+use crate::export::{self, Format};
 use crate::run::Run;
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
 
-mod formats;
-mod imported;
-mod notes;
-mod row_cells;
-mod text;
-
-use formats::{render_csv, render_json, render_markdown};
-use imported::render_imported;
 use lmbench::flags::{BusyShare, MetricFilter, Percent, RunSpec};
-pub use text::render;
+pub use lmbench::report::compare::render;
+use lmbench::report::compare::report;
+use lmbench::report::imported;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -63,21 +56,6 @@ pub struct Args {
     pub aa: Option<Vec<RunSpec>>,
 }
 
-/// The facts that differ: (key, old, new); absent facts show as "(absent)".
-pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
-    let keys: std::collections::BTreeSet<&String> =
-        old.machine.0.keys().chain(new.machine.0.keys()).collect();
-    let show = |r: &Run, k: &str| {
-        r.machine
-            .get(k)
-            .map_or("(absent)".to_string(), |v| v.replace('\n', "; "))
-    };
-    keys.into_iter()
-        .filter(|k| old.machine.get(k) != new.machine.get(k))
-        .map(|k| (k.clone(), show(old, k), show(new, k)))
-        .collect()
-}
-
 /// `lmbench compare`.
 pub fn run(opts: Args) -> Result<Outcome> {
     let busy_cpus = opts.busy_threshold.cpus();
@@ -86,7 +64,10 @@ pub fn run(opts: Args) -> Result<Outcome> {
     let old = store::resolve(opts.old.as_str())?;
     let new = store::resolve(opts.new.as_str())?;
     if old.imported.is_some() || new.imported.is_some() {
-        print!("{}", render_imported(&old, &new, opts.format)?);
+        print!(
+            "{}",
+            export::render(&imported::report(&old, &new)?, opts.format)?
+        );
         return Ok(Outcome::Done);
     }
     let sittings = match opts.aa.as_deref() {
@@ -114,12 +95,8 @@ pub fn run(opts: Args) -> Result<Outcome> {
             new.metrics.len()
         );
     }
-    match opts.format {
-        Format::Text => print!("{}", render(&old, &new, &c, busy_cpus)),
-        Format::Markdown => print!("{}", render_markdown(&old, &new, &c)),
-        Format::Csv => print!("{}", render_csv(&c)?),
-        Format::Json => print!("{}", render_json(&old, &new, &c)?),
-    }
+    let model = report(&old, &new, &c, busy_cpus);
+    print!("{}", export::render(&model, opts.format)?);
     if let Some(limit) = opts.fail_on_regression {
         let limit = limit.get();
         let bad = regressions(&c, limit);
@@ -262,8 +239,9 @@ mod tests {
         // own figure.
         assert!(text.contains("    lat_unix: stream ±"), "{text}");
         assert!(!text.contains("    lat_pipe: pipe ±"), "{text}");
-        let json: serde_json::Value =
-            serde_json::from_str(&render_json(&side, &side, &c).expect("json")).expect("parse");
+        let model = report(&side, &side, &c, opts.busy_cpus);
+        let json = export::render(&model, Format::Json).expect("json");
+        let json: serde_json::Value = serde_json::from_str(&json).expect("parse");
         assert_eq!(json["pinned_twins"]["lat_pipe/pipe"], "lat_pipe/pinned");
     }
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::cells::Spread;
 use crate::export::Format;
-use crate::report::{render_as, Options};
+use crate::report::summary::{report, Options};
 use crate::store;
 use lmbench::flags::{BusyShare, RunSpec};
 
@@ -55,6 +55,9 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         store::resolve_all(specs)?
     };
-    print!("{}", render_as(&runs, &opts)?);
+    print!(
+        "{}",
+        crate::export::render(&report(&runs, &opts)?, opts.format)?
+    );
     Ok(())
 }

@@ -1,10 +1,16 @@
-//! The output formats every report shares (`summary`, its `--floors` view
-//! and `compare`): the `--format` flag, figure formatting, and one file per
-//! format with what that format's writers share: `text` (fixed-width
-//! columns, lmbench's layout), `markdown` (GitHub tables), `csv` (RFC 4180
-//! records) and `json` (pretty documents). A report builds its rows and
-//! hands them to these, so a field is quoted, a busy figure marked and a
-//! legend worded one way in every report.
+//! The output formats of every report (`summary`, its `--floors` view,
+//! `compare`, with an imported run too, and `check`): a report builds one
+//! model ([`document::Report`]: blocks for the formats people read,
+//! records for CSV, a data tree for JSON) and [`render`] hands it to the
+//! writer of the `--format` asked for. One file per format holds its
+//! writer, an [`Exporter`], and is the only code that writes that format:
+//! `text` (fixed-width columns, lmbench's layout), `markdown` (GitHub
+//! tables), `csv` (RFC 4180 records) and `json` (pretty documents). So a
+//! field is quoted, a busy figure marked and a legend worded one way in
+//! every report, and a new format is one new file.
+//!
+//! Also here, what the reports share in building their models: figure
+//! formatting ([`fmt_num`]), the busy note and the legend.
 //!
 //! Busy figures: a figure measured while other work used at least the busy
 //! threshold of a CPU is marked `*`; a note under its table names the
@@ -15,10 +21,64 @@ use lmbench_support::activity::Activity;
 
 use crate::cells::{busiest, Spread};
 
+use anyhow::Result;
+
 pub mod csv;
+pub mod document;
 pub mod json;
 pub mod markdown;
 pub mod text;
+
+pub use document::Report;
+
+/// A format's writer: lays a report's model out as that format's text.
+pub trait Exporter {
+    fn write(&self, report: &Report) -> Result<String>;
+}
+
+/// How a format people read (text, Markdown) lays out each kind of
+/// block; its [`Exporter`] walks the report's blocks.
+pub trait Layout {
+    /// The audience of this format: text or Markdown.
+    const TEXT: bool;
+    fn table(&self, t: &document::Table) -> String;
+    fn busy_notes(&self, notes: &[String]) -> String;
+    fn legend(&self, legend: &str) -> String;
+}
+
+/// A format people read writes the blocks it shows.
+impl<L: Layout> Exporter for L {
+    fn write(&self, report: &Report) -> Result<String> {
+        Ok(lay_out(self, report))
+    }
+}
+
+/// The blocks of `report` that `layout`'s format shows, laid out.
+fn lay_out<L: Layout>(layout: &L, report: &Report) -> String {
+    use document::Block;
+    let mut out = String::new();
+    for block in &report.blocks {
+        match block {
+            Block::Prose(shown, s) if shown.in_text(L::TEXT) => out.push_str(s),
+            Block::Table(shown, t) if shown.in_text(L::TEXT) => out.push_str(&layout.table(t)),
+            Block::BusyNotes(notes) => out.push_str(&layout.busy_notes(notes)),
+            Block::Legend(s) => out.push_str(&layout.legend(s)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `report` in `format`.
+pub fn render(report: &Report, format: Format) -> Result<String> {
+    let writer: &dyn Exporter = match format {
+        Format::Text => &text::Text,
+        Format::Markdown => &markdown::Markdown,
+        Format::Csv => &csv::Csv,
+        Format::Json => &json::Json,
+    };
+    writer.write(report)
+}
 
 /// The output formats (`--format`) of `summary` and `compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -94,7 +154,7 @@ pub fn busy_note(host: &str, busy: &[(&str, &Activity)]) -> Option<String> {
 
 /// The closing lines, as plain text: what `*` means (if any figure is
 /// busy, at `busy_cpus` CPUs of other work) and what the spread is (if
-/// shown). Markdown escapes the `*` ([`markdown::escape_marks`]).
+/// shown). Markdown escapes the `*`.
 pub fn legend(any_busy: bool, busy_cpus: f64, spread: Option<Spread>) -> String {
     let mut out = String::new();
     if any_busy {

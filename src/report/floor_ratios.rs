@@ -22,10 +22,10 @@ use lmbench_support::catalog::floor_pairs::{Floor, FLOORS};
 use lmbench_support::catalog::{Lookup, Metric};
 use serde_json::json;
 
-use super::Options;
-use crate::export::markdown::{self, Align};
-use crate::export::text::{self, figure, push_line, rule};
-use crate::export::{busy_note, csv, json, legend, Format};
+use super::summary::runs_data;
+use super::summary::Options;
+use crate::export::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
+use crate::export::{busy_note, legend};
 use crate::run::Run;
 use crate::table::{HOST_W, OS_W};
 
@@ -114,23 +114,22 @@ fn rows<'a>(runs: &'a [Run], opts: &Options) -> Result<Vec<Row<'a>>> {
     Ok(out)
 }
 
-/// Renders the floors in any of summary's formats.
-pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
+/// The model of the floors in any of summary's formats.
+pub fn report(runs: &[Run], opts: &Options) -> Result<Report> {
     let rows = rows(runs, opts)?;
-    Ok(match opts.format {
-        Format::Text => as_text(runs, &rows, opts),
-        Format::Markdown => as_markdown(&rows, opts),
-        Format::Csv => as_csv(&rows)?,
-        Format::Json => as_json(runs, &rows, opts)?,
+    Ok(Report {
+        blocks: blocks(runs, &rows, opts),
+        records: records(&rows),
+        data: data(runs, &rows, opts),
     })
 }
 
 const NUM_W: usize = 8;
 const RATIO_W: usize = 5;
 
-/// A side's figure to `w` characters, busy-marked.
-fn fig(s: &Side, w: usize) -> String {
-    figure(s.value, s.busy.is_some(), w)
+/// A side's figure, busy-marked.
+fn fig(s: &Side) -> Cell {
+    Cell::figure(s.value, s.busy.is_some())
 }
 
 fn two_places(q: Option<f64>) -> String {
@@ -163,7 +162,22 @@ fn busy_legend(any_busy: bool, opts: &Options) -> String {
     legend(any_busy, opts.busy_cpus, None)
 }
 
-fn as_text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
+/// The table, then (text) its busy notes and what "Best" is, or
+/// (Markdown) what "Best" is and the busy notes; the legend.
+fn blocks(runs: &[Run], rows: &[Row], opts: &Options) -> Vec<Block> {
+    let notes = busy_notes(rows);
+    let legend = busy_legend(!notes.is_empty(), opts);
+    vec![
+        Block::Prose(Shown::Markdown, format!("### {TITLE}\n\n")),
+        Block::Table(Shown::Both, table(runs, rows)),
+        Block::Prose(Shown::Markdown, format!("\n{BEST_NOTE}\n\n")),
+        Block::BusyNotes(notes),
+        Block::Prose(Shown::Text, format!("\n{BEST_NOTE}\n")),
+        Block::Legend(legend),
+    ]
+}
+
+fn table(runs: &[Run], rows: &[Row]) -> Table {
     let host_w = runs
         .iter()
         .map(|r| r.host().chars().count())
@@ -172,38 +186,44 @@ fn as_text(runs: &[Run], rows: &[Row], opts: &Options) -> String {
         .iter()
         .map(|f| f.metric.id.len())
         .fold("Metric".len(), usize::max);
-    let mut out = String::new();
-    let mut line = |s: String| push_line(&mut out, &s);
-    let width = host_w + OS_W + id_w + 4 + 2 * NUM_W + 2 * RATIO_W + 6;
-    line(TITLE.to_string());
-    line("-".repeat(width.max(TITLE.len())));
-    line(format!(
-        "{:<host_w$} {:<OS_W$} {:<id_w$} {:<4} {:>NUM_W$} {:>NUM_W$} {:>RATIO_W$} {:>RATIO_W$}",
-        "Host", "OS", "Metric", "Unit", "Figure", "Floor", "Ratio", "Best"
-    ));
-    line(rule(&[
-        host_w, OS_W, id_w, 4, NUM_W, NUM_W, RATIO_W, RATIO_W,
-    ]));
-    for r in rows {
-        let host: String = r.run.host().chars().take(host_w).collect();
-        let os: String = r.run.machine.os_label().chars().take(OS_W).collect();
-        line(format!(
-            "{host:<host_w$} {os:<OS_W$} {:<id_w$} {:<4} {:>NUM_W$} {:>NUM_W$} {:>RATIO_W$} {:>RATIO_W$}",
-            r.floor.metric.id,
-            r.floor.metric.unit.label(),
-            fig(&r.figure, NUM_W),
-            fig(&r.bare, NUM_W),
-            two_places(r.ratio()),
-            two_places(r.best()),
-        ));
+    let clipped = |name, width| Column {
+        clip: true,
+        ..Column::new(name, width, Align::Left)
+    };
+    let columns = vec![
+        clipped("Host", host_w),
+        clipped("OS", OS_W),
+        Column::new("Metric", id_w, Align::Left),
+        Column::new("Unit", 4, Align::Left),
+        Column::new("Figure", NUM_W, Align::Right),
+        Column::new("Floor", NUM_W, Align::Right),
+        Column::new("Ratio", RATIO_W, Align::Right),
+        Column::new("Best", RATIO_W, Align::Right),
+    ];
+    let rows = rows
+        .iter()
+        .map(|r| {
+            vec![
+                Cell::text(r.run.host()),
+                Cell::text(r.run.machine.os_label()),
+                Cell::text(r.floor.metric.id),
+                Cell::text(r.floor.metric.unit.label()),
+                fig(&r.figure),
+                fig(&r.bare),
+                Cell::text(two_places(r.ratio())),
+                Cell::text(two_places(r.best())),
+            ]
+        })
+        .collect();
+    Table {
+        title: Some(TITLE.to_string()),
+        // One dash short of the table, as this report has always printed.
+        title_rule: Some(host_w + OS_W + id_w + 4 + 2 * NUM_W + 2 * RATIO_W + 6),
+        columns,
+        rows,
+        header_rule: true,
+        spread_label: None,
     }
-    let notes = busy_notes(rows);
-    out.push_str(&text::busy_notes(&notes));
-    out.push('\n');
-    out.push_str(BEST_NOTE);
-    out.push('\n');
-    out.push_str(&busy_legend(!notes.is_empty(), opts));
-    out
 }
 
 /// Under the text and Markdown tables: what "Best" is.
@@ -211,73 +231,49 @@ const BEST_NOTE: &str = "Best = fastest sample / fastest floor sample: other wor
                          on a VM's core) only slows samples, so on a shared host this ratio\n\
                          shows the suite's share with the least noise.";
 
-fn as_markdown(rows: &[Row], opts: &Options) -> String {
-    let mut out = format!("### {TITLE}\n\n");
-    let headers = [
-        ("Host", Align::Left),
-        ("OS", Align::Left),
-        ("Metric", Align::Left),
-        ("Unit", Align::Left),
-        ("Figure", Align::Right),
-        ("Floor", Align::Right),
-        ("Ratio", Align::Right),
-        ("Best", Align::Right),
-    ];
-    let md = |s: &Side| markdown::escape_marks(&fig(s, NUM_W));
-    out.push_str(&markdown::table(
-        &headers,
-        rows.iter().map(|r| {
-            vec![
-                r.run.host(),
-                r.run.machine.os_label(),
-                r.floor.metric.id.to_string(),
-                r.floor.metric.unit.label().to_string(),
-                md(&r.figure),
-                md(&r.bare),
-                two_places(r.ratio()),
-                two_places(r.best()),
-            ]
-        }),
-    ));
-    out.push('\n');
-    out.push_str(BEST_NOTE);
-    out.push_str("\n\n");
-    let notes = busy_notes(rows);
-    out.push_str(&markdown::busy_notes(&notes));
-    out.push_str(&markdown::escape_marks(&busy_legend(
-        !notes.is_empty(),
-        opts,
-    )));
-    out
-}
-
 /// One line per row; `busy` is true if either side was measured on a
 /// busy machine; a figure or ratio the run lacks is an empty field.
-fn as_csv(rows: &[Row]) -> Result<String> {
-    csv::document(
-        "metric,floor,unit,run,machine,label,os,figure,floor_figure,ratio,best_ratio,busy",
-        rows.iter().map(|r| {
-            vec![
-                r.floor.metric.id.to_string(),
-                r.floor.floor.id.to_string(),
-                r.floor.metric.unit.label().to_string(),
-                r.run.host(),
-                r.run.machine_name(),
-                r.run.label().unwrap_or("").to_string(),
-                r.run.machine.os_label(),
-                csv::num(r.figure.value),
-                csv::num(r.bare.value),
-                csv::num(r.ratio()),
-                csv::num(r.best()),
-                r.busy().to_string(),
-            ]
-        }),
-    )
+fn records(rows: &[Row]) -> Records {
+    Records {
+        header: vec![
+            "metric",
+            "floor",
+            "unit",
+            "run",
+            "machine",
+            "label",
+            "os",
+            "figure",
+            "floor_figure",
+            "ratio",
+            "best_ratio",
+            "busy",
+        ],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.floor.metric.id.into(),
+                    r.floor.floor.id.into(),
+                    r.floor.metric.unit.label().into(),
+                    r.run.host().into(),
+                    r.run.machine_name().into(),
+                    r.run.label().unwrap_or("").into(),
+                    r.run.machine.os_label().into(),
+                    r.figure.value.into(),
+                    r.bare.value.into(),
+                    r.ratio().into(),
+                    r.best().into(),
+                    r.busy().into(),
+                ]
+            })
+            .collect(),
+    }
 }
 
 /// As summary's JSON: the runs, then per floor pair arrays with one entry
 /// per run (null where missing).
-fn as_json(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
+fn data(runs: &[Run], rows: &[Row], opts: &Options) -> serde_json::Value {
     let floors: Vec<_> = rows
         .chunks(runs.len().max(1))
         .map(|pair| {
@@ -294,17 +290,17 @@ fn as_json(runs: &[Run], rows: &[Row], opts: &Options) -> Result<String> {
             })
         })
         .collect();
-    let doc = json!({
-        "runs": json::runs(runs, opts.busy_cpus),
+    json!({
+        "runs": runs_data(runs, opts.busy_cpus),
         "floors": floors,
         "busy_threshold_cpus": opts.busy_cpus,
-    });
-    json::document(&doc)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::Format;
     use crate::run::{Meta, MetricStats, Origin};
     use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
     use lmbench_support::machine::Facts;
@@ -353,6 +349,10 @@ mod tests {
             a.metrics.get_mut(id).unwrap().min_ns = 70.0;
         }
         vec![a, run("b", &[(&lat_syscall::NULL, 100.0)])]
+    }
+
+    fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
+        crate::export::render(&report(runs, opts)?, opts.format)
     }
 
     fn render(format: Format) -> String {

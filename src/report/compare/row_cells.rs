@@ -1,6 +1,6 @@
-//! One comparison row as the table cells every format prints: the text
-//! table and the Markdown one show the same strings, so the two cannot
-//! disagree on a figure.
+//! One comparison row as the table cells the formats people read show:
+//! the text table and the Markdown one hold the same strings, so the two
+//! cannot disagree on a figure.
 
 use crate::export::fmt_num;
 use crate::verdict::{Level, Row, Verdict};
@@ -107,28 +107,5 @@ impl Cells {
             &self.stat,
             &self.verdict,
         ]
-    }
-
-    /// The text report's first columns (metric to change), `idw` wide for
-    /// the metric.
-    pub fn figures(&self, idw: usize) -> String {
-        format!(
-            "{:<idw$} {:>5} {:>9} {:>9} {:>8}",
-            self.metric, self.unit, self.old, self.new, self.change
-        )
-    }
-
-    /// The text report's whole row.
-    pub fn text(&self, idw: usize) -> String {
-        format!(
-            "{} {:>17} {:>6} {:>8} {:>5} {:>7}  {}",
-            self.figures(idw),
-            self.interval,
-            self.q,
-            self.detect,
-            self.runs,
-            self.stat,
-            self.verdict
-        )
     }
 }

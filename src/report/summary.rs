@@ -1,8 +1,10 @@
-//! lmbench's summary tables rendered from runs: lmbench's text layout,
-//! Markdown, CSV (one line per cell) or JSON; `-` (CSV: an empty field,
-//! JSON: null) marks a figure a run lacks. Used by `summary`, and by
-//! `run`, `save` and `import`, which print or store the tables of what
-//! they made.
+//! lmbench's summary tables of a set of runs, as a report's model: text
+//! shows lmbench's layout (the banner, each table with its notes),
+//! Markdown a heading and a table each, CSV one record per cell and JSON
+//! per table per column the figures of every run; `-` (CSV: an empty
+//! field, JSON: null) marks a figure a run lacks. Used by `summary`, and
+//! by `run`, `save` and `import`, which print or store the tables of what
+//! they made ([`render`]).
 //!
 //! A figure measured while other work used at least the busy threshold of
 //! a CPU (default 5%; see `lmbench_support::activity`) is marked `*` and a
@@ -13,15 +15,13 @@ use anyhow::{bail, Result};
 use lmbench_support::activity::{Activity, BUSY_CPUS};
 use lmbench_support::catalog::tables::{MEM_LAT, REMOTE_BW, REMOTE_LAT};
 use lmbench_support::catalog::{Column, Table, TABLES};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::cells::{self, Cell, Spread};
-use crate::export::markdown::{self, Align};
-use crate::export::{busy_note, csv, fmt_num, json, text, Format};
+use crate::export::document::{Block, Field, Records, Report, Shown};
+use crate::export::{busy_note, fmt_num, Format};
 use crate::run::{Imported, Run};
 use crate::table;
-
-mod floor_ratios;
 
 /// What `summary` shows.
 #[derive(Debug, Clone, Copy)]
@@ -86,10 +86,24 @@ fn tables_with_data(runs: &[Run]) -> Result<Vec<&'static Table>> {
     Ok(tables)
 }
 
-/// Renders every table that has data for any of `runs`, lmbench's layout,
-/// with the default options.
+/// Every table that has data for any of `runs` as text, lmbench's layout,
+/// with the default options (what `run`, `save` and `import` print).
 pub fn render(runs: &[Run]) -> Result<String> {
-    as_text(runs, &Options::default())
+    crate::export::render(&report(runs, &Options::default())?, Format::Text)
+}
+
+/// The model of what `summary` shows with `opts`: the tables, or with
+/// `floors` the floor ratios.
+pub fn report(runs: &[Run], opts: &Options) -> Result<Report> {
+    if opts.floors {
+        return super::floor_ratios::report(runs, opts);
+    }
+    let tables = tables_with_data(runs)?;
+    Ok(Report {
+        blocks: blocks(runs, &tables, opts),
+        records: records(runs, &tables, opts),
+        data: data(runs, &tables, opts),
+    })
 }
 
 /// The notes of table `t` for the runs that have data in it
@@ -160,20 +174,33 @@ fn merge_notes(per_run: &[(String, Vec<String>)]) -> String {
     out
 }
 
-fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
-    let mut out = table::banner();
-    out.push_str(&instruction_note(runs));
+/// What text and Markdown show: (text) lmbench's banner; per table a
+/// heading (Markdown) or a blank line (text), the table, its busy notes
+/// and (text) its notes and the peers of its remote figures; the legend.
+fn blocks(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Vec<Block> {
+    let mut out = vec![Block::Prose(
+        Shown::Text,
+        table::banner() + &instruction_note(runs),
+    )];
     let mut any_busy = false;
-    for t in tables_with_data(runs)? {
+    for t in tables {
         let g = grid(t, runs, opts);
-        out.push('\n');
-        out.push_str(&table::render(t, runs, &g, opts.spread.is_some()));
+        out.push(Block::Prose(Shown::Text, "\n".into()));
+        out.push(Block::Prose(
+            Shown::Markdown,
+            format!("### {} ({})\n\n", t.title, t.unit.label()),
+        ));
+        out.push(Block::Table(
+            Shown::Both,
+            table::model(t, runs, &g, opts.spread.is_some()),
+        ));
+        out.push(Block::Prose(Shown::Markdown, "\n".into()));
         let notes = busy_notes(t, runs, &g);
         any_busy |= !notes.is_empty();
-        out.push_str(&text::busy_notes(&notes));
+        out.push(Block::BusyNotes(notes));
         // lmbench's "Guesses", the cache points and sizes used, what an
         // imported run brought beside the table, under it.
-        out.push_str(&run_notes(t, runs));
+        let mut under = run_notes(t, runs);
         // Whom the remote figures were measured against.
         if t.key == REMOTE_LAT.key || t.key == REMOTE_BW.key {
             for r in runs
@@ -184,16 +211,17 @@ fn as_text(runs: &[Run], opts: &Options) -> Result<String> {
                     .machine
                     .get(lmbench_support::machine::REMOTE_PEER)
                     .unwrap_or("not recorded");
-                out.push_str(&format!("  {}: peer {peer}\n", r.host()));
+                under.push_str(&format!("  {}: peer {peer}\n", r.host()));
             }
         }
+        out.push(Block::Prose(Shown::Text, under));
     }
     let legend = legend(any_busy, opts);
     if !legend.is_empty() {
-        out.push('\n');
-        out.push_str(&legend);
+        out.push(Block::Prose(Shown::Text, "\n".into()));
     }
-    Ok(out)
+    out.push(Block::Legend(legend));
+    out
 }
 
 /// Under the banner, when a run was measured in a guest counting
@@ -216,19 +244,6 @@ fn instruction_note(runs: &[Run]) -> String {
     )
 }
 
-/// Renders the summary in any format.
-pub fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
-    if opts.floors {
-        return floor_ratios::render_as(runs, opts);
-    }
-    match opts.format {
-        Format::Text => as_text(runs, opts),
-        Format::Markdown => as_markdown(runs, opts),
-        Format::Csv => as_csv(runs, opts),
-        Format::Json => as_json(runs, opts),
-    }
-}
-
 /// Every column's name on one line (see `Table::column_name`).
 fn column_names(t: &Table) -> Vec<String> {
     (0..t.columns.len()).map(|i| t.column_name(i)).collect()
@@ -239,85 +254,49 @@ fn column_unit(t: &Table, c: &Column) -> &'static str {
     c.unit(t).label()
 }
 
-fn as_markdown(runs: &[Run], opts: &Options) -> Result<String> {
-    let mut out = String::new();
-    let mut any_busy = false;
-    for t in tables_with_data(runs)? {
-        let names = column_names(t);
-        let g = grid(t, runs, opts);
-        out.push_str(&format!("### {} ({})\n\n", t.title, t.unit.label()));
-        let headers: Vec<(&str, Align)> = [("Host", Align::Left), ("OS", Align::Left)]
-            .into_iter()
-            .chain(names.iter().map(|n| (n.as_str(), Align::Right)))
-            .collect();
-        let rows = runs.iter().zip(&g).map(|(r, row)| {
-            let figures = row.iter().zip(t.columns).map(|(cell, c)| {
-                let Some(v) = cell.value else {
-                    return "-".into();
-                };
-                let mut s = fmt_num(v, c.width.max(6));
-                if cell.busy.is_some() {
-                    s.push_str("\\*");
-                }
-                if let Some(h) = cell.spread {
-                    s.push_str(&format!(" {}", cells::fmt_spread(h, v, 8)));
-                }
-                s
-            });
-            [r.host(), r.machine.os_label()]
-                .into_iter()
-                .chain(figures)
-                .collect()
-        });
-        out.push_str(&markdown::table(&headers, rows));
-        out.push('\n');
-        let notes = busy_notes(t, runs, &g);
-        any_busy |= !notes.is_empty();
-        out.push_str(&markdown::busy_notes(&notes));
-    }
-    out.push_str(&markdown::escape_marks(&legend(any_busy, opts)));
-    Ok(out)
-}
-
 /// One line per cell; `busy` is true for a figure measured on a busy
 /// machine; with `--spread`, `spread` is its half-width in the unit. A
 /// figure the run lacks (or its spread) is an empty field.
-fn as_csv(runs: &[Run], opts: &Options) -> Result<String> {
-    let mut header = String::from("table,column,unit,run,machine,label,os,value,busy");
+fn records(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Records {
+    let mut header = vec![
+        "table", "column", "unit", "run", "machine", "label", "os", "value", "busy",
+    ];
     if opts.spread.is_some() {
-        header.push_str(",spread");
+        header.push("spread");
     }
-    let mut records = Vec::new();
-    for t in tables_with_data(runs)? {
+    let mut rows = Vec::new();
+    for t in tables {
         let names = column_names(t);
         let g = grid(t, runs, opts);
         for (r, row) in runs.iter().zip(&g) {
             for ((name, cell), c) in names.iter().zip(row).zip(t.columns) {
-                let mut fields = vec![
-                    t.key.to_string(),
-                    name.clone(),
-                    column_unit(t, c).to_string(),
-                    r.host(),
-                    r.machine_name(),
-                    r.label().unwrap_or("").to_string(),
-                    r.machine.os_label(),
-                    csv::num(cell.value),
-                    (cell.value.is_some() && cell.busy.is_some()).to_string(),
+                let mut fields: Vec<Field> = vec![
+                    t.key.into(),
+                    name.as_str().into(),
+                    column_unit(t, c).into(),
+                    r.host().into(),
+                    r.machine_name().into(),
+                    r.label().unwrap_or("").into(),
+                    r.machine.os_label().into(),
+                    cell.value.into(),
+                    (cell.value.is_some() && cell.busy.is_some()).into(),
                 ];
                 if opts.spread.is_some() {
-                    fields.push(csv::num(cell.spread));
+                    fields.push(cell.spread.into());
                 }
-                records.push(fields);
+                rows.push(fields);
             }
         }
     }
-    csv::document(&header, records)
+    Records { header, rows }
 }
 
-fn as_json(runs: &[Run], opts: &Options) -> Result<String> {
-    let run_list = json::runs(runs, opts.busy_cpus);
-    let tables: Vec<_> = tables_with_data(runs)?
-        .into_iter()
+/// What JSON shows: the runs, then per table per column the figures, one
+/// per run, and their busy marks (and spreads).
+fn data(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Value {
+    let run_list = runs_data(runs, opts.busy_cpus);
+    let tables: Vec<_> = tables
+        .iter()
         .map(|t| {
             let g = grid(t, runs, opts);
             let columns: Vec<_> = column_names(t)
@@ -350,7 +329,34 @@ fn as_json(runs: &[Run], opts: &Options) -> Result<String> {
     if let Some(kind) = opts.spread {
         doc["spread"] = json!(kind.describe());
     }
-    json::document(&doc)
+    doc
+}
+
+/// The `runs` list of the summary's JSON documents (the floors' too): each run, and each of its
+/// metrics measured while other work used at least `busy_cpus` CPUs with
+/// what ran.
+pub fn runs_data(runs: &[Run], busy_cpus: f64) -> Vec<Value> {
+    runs.iter()
+        .map(|r| {
+            let busy: Vec<_> = r
+                .metrics
+                .iter()
+                .filter_map(|(id, s)| {
+                    let a = s.busy_window(busy_cpus)?;
+                    Some(json!({ "metric": id, "other_cpus": a.other_cpus(),
+                                 "what_ran": a.describe() }))
+                })
+                .collect();
+            json!({
+                "run": r.host(),
+                "machine": r.machine_name(),
+                "label": r.label(),
+                "os": r.machine.os_label(),
+                "date": r.meta.date,
+                "busy": busy,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -6,8 +6,7 @@ use anyhow::{bail, Result};
 use lmbench_support::catalog::TABLES;
 use serde_json::json;
 
-use crate::export::markdown::{self, Align};
-use crate::export::{csv, fmt_num, json, Format};
+use crate::export::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
 use crate::run::Run;
 
 /// What stands where a verdict would be.
@@ -73,99 +72,107 @@ fn closing(rows: &[Row]) -> String {
     )
 }
 
-/// A comparison with an imported run, in `format`.
-pub fn render_imported(old: &Run, new: &Run, format: Format) -> Result<String> {
+/// The model of a comparison with an imported run.
+pub fn report(old: &Run, new: &Run) -> Result<Report> {
     let rows = rows(old, new)?;
-    Ok(match format {
-        Format::Text => as_text(old, new, &rows),
-        Format::Markdown => as_markdown(old, new, &rows),
-        Format::Csv => as_csv(&rows)?,
-        Format::Json => as_json(old, new, &rows)?,
+    Ok(Report {
+        blocks: blocks(old, new, &rows),
+        records: records(&rows),
+        data: data(old, new, &rows),
     })
 }
 
-fn as_text(old: &Run, new: &Run, rows: &[Row]) -> String {
-    let mut out = format!(
-        "OLD {}  {}\nNEW {}  {}\n\n",
-        old.host(),
-        origin(old),
-        new.host(),
-        origin(new)
-    );
+/// The runs (text: a line each; Markdown: a heading and a list), the
+/// table and the closing line.
+fn blocks(old: &Run, new: &Run, rows: &[Row]) -> Vec<Block> {
     let w = rows
         .iter()
         .map(|r| r.name().len())
         .max()
         .unwrap_or(6)
         .max(6);
-    out.push_str(&format!(
-        "{:<w$} {:>9} {:>9} {:>8}  verdict\n",
-        "column", "old", "new", "change"
-    ));
-    for r in rows {
-        out.push_str(&format!(
-            "{:<w$} {:>9} {:>9} {:>+7.1}%  {NO_VERDICT}\n",
-            r.name(),
-            fmt_num(r.old, 9),
-            fmt_num(r.new, 9),
-            r.change_pct().unwrap_or(0.0)
-        ));
-    }
-    out.push('\n');
-    out.push_str(&closing(rows));
-    out
-}
-
-fn as_markdown(old: &Run, new: &Run, rows: &[Row]) -> String {
-    let mut out = format!(
-        "## `{}` → `{}`\n\n- OLD: {}\n- NEW: {}\n\n",
-        old.host(),
-        new.host(),
-        origin(old),
-        origin(new)
-    );
-    out.push_str(&markdown::table(
-        &[
-            ("column", Align::Left),
-            ("old", Align::Right),
-            ("new", Align::Right),
-            ("change", Align::Right),
-            ("verdict", Align::Left),
-        ],
-        rows.iter().map(|r| {
+    let verdict = Column {
+        gap: 2,
+        ..Column::new("verdict", 0, Align::Left)
+    };
+    let columns = vec![
+        Column::new("column", w, Align::Left),
+        Column::new("old", 9, Align::Right),
+        Column::new("new", 9, Align::Right),
+        Column::new("change", 8, Align::Right),
+        verdict,
+    ];
+    let figure = |v: f64| Cell::figure(Some(v), false);
+    let cells = rows
+        .iter()
+        .map(|r| {
             vec![
-                r.name(),
-                fmt_num(r.old, 9),
-                fmt_num(r.new, 9),
-                r.change_pct().map_or("-".into(), |c| format!("{c:+.1}%")),
-                NO_VERDICT.to_string(),
+                Cell::text(r.name()),
+                figure(r.old),
+                figure(r.new),
+                Cell::Alt {
+                    text: format!("{:+.1}%", r.change_pct().unwrap_or(0.0)),
+                    markdown: r.change_pct().map_or("-".into(), |c| format!("{c:+.1}%")),
+                },
+                Cell::text(NO_VERDICT),
             ]
-        }),
-    ));
-    out.push('\n');
-    out.push_str(&closing(rows));
-    out
+        })
+        .collect();
+    vec![
+        Block::Prose(
+            Shown::Text,
+            format!(
+                "OLD {}  {}\nNEW {}  {}\n\n",
+                old.host(),
+                origin(old),
+                new.host(),
+                origin(new)
+            ),
+        ),
+        Block::Prose(
+            Shown::Markdown,
+            format!(
+                "## `{}` → `{}`\n\n- OLD: {}\n- NEW: {}\n\n",
+                old.host(),
+                new.host(),
+                origin(old),
+                origin(new)
+            ),
+        ),
+        Block::Table(
+            Shown::Both,
+            Table {
+                columns,
+                rows: cells,
+                ..Table::default()
+            },
+        ),
+        Block::Prose(Shown::Both, format!("\n{}", closing(rows))),
+    ]
 }
 
 /// A row per column with raw figures; the change is an empty field where
 /// the old figure is 0.
-fn as_csv(rows: &[Row]) -> Result<String> {
-    csv::document(
-        "table,column,old,new,change_pct,verdict",
-        rows.iter().map(|r| {
-            vec![
-                r.table.to_string(),
-                r.column.clone(),
-                csv::num(Some(r.old)),
-                csv::num(Some(r.new)),
-                csv::num(r.change_pct()),
-                NO_VERDICT.to_string(),
-            ]
-        }),
-    )
+fn records(rows: &[Row]) -> Records {
+    Records {
+        header: vec!["table", "column", "old", "new", "change_pct", "verdict"],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.table.into(),
+                    r.column.as_str().into(),
+                    Some(r.old).into(),
+                    Some(r.new).into(),
+                    r.change_pct().into(),
+                    NO_VERDICT.into(),
+                ]
+            })
+            .collect(),
+    }
 }
 
-fn as_json(old: &Run, new: &Run, rows: &[Row]) -> Result<String> {
+fn data(old: &Run, new: &Run, rows: &[Row]) -> serde_json::Value {
     let rows: Vec<_> = rows
         .iter()
         .map(|r| {
@@ -173,18 +180,19 @@ fn as_json(old: &Run, new: &Run, rows: &[Row]) -> Result<String> {
                     "change_pct": r.change_pct(), "verdict": NO_VERDICT })
         })
         .collect();
-    json::document(&json!({
+    json!({
         "old": old.host(),
         "new": new.host(),
         "old_origin": origin(old),
         "new_origin": origin(new),
         "rows": rows,
-    }))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::{render, Format};
     use crate::run::{Imported, Origin};
     use lmbench_support::machine::Facts;
 
@@ -218,6 +226,8 @@ mod tests {
     #[test]
     fn every_format_shows_the_figures_and_no_verdict() {
         let (old, new) = (imported("a", 500.0), imported("b", 550.0));
+        let model = report(&old, &new).unwrap();
+        let render_imported = |_: &Run, _: &Run, format| render(&model, format);
         let text = render_imported(&old, &new, Format::Text).unwrap();
         assert!(
             text.contains("processes: fork proc       500       550   +10.0%  no samples\n"),

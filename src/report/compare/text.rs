@@ -1,22 +1,103 @@
-//! `compare`'s text report: the runs, the machine facts that differ,
+//! `compare`'s text blocks: the runs, the machine facts that differ,
 //! whether the machine itself changed, a row per metric, the counts, and
 //! the notes on the test and the noise (`notes`).
 
-use crate::columns::{lmbench_column_metrics, pinned_twins};
+use crate::export::document::{Align, Block, Cell, Column, Shown, Table};
 use crate::export::fmt_num;
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Drift, Level, Row, Verdict};
 
-use super::fact_diff;
 use super::notes::{
     interfered_line, noise_line, settled_by_twins, short_of_threshold, sittings_line, twins_section,
 };
-use super::row_cells::{pct, Cells};
+use super::row_cells::{pct, Cells, HEADERS};
+use super::Columns;
 
-/// The whole report as text.
-pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
+/// A text-only table of `rows`: the first `shown` of the row's cells
+/// (metric `idw` wide), and `last` after two blanks.
+fn rows_table(idw: usize, shown: usize, last: (&str, Vec<String>), rows: &[&Row]) -> Block {
+    let widths = [idw, 5, 9, 9, 8, 17, 6, 8, 5, 7];
+    let mut columns: Vec<Column> = HEADERS[..shown]
+        .iter()
+        .zip(widths)
+        .map(|(h, w)| Column::new(h, w, Align::Right))
+        .collect();
+    columns[0].align = Align::Left;
+    columns.push(Column {
+        gap: 2,
+        ..Column::new(last.0, 0, Align::Left)
+    });
+    let rows = rows
+        .iter()
+        .zip(last.1)
+        .map(|(r, last)| {
+            let cells = Cells::of(r);
+            (cells.all()[..shown].iter().map(|c| Cell::text(*c)))
+                .chain([Cell::text(last)])
+                .collect()
+        })
+        .collect();
+    Block::Table(
+        Shown::Text,
+        Table {
+            columns,
+            rows,
+            ..Table::default()
+        },
+    )
+}
+
+/// What the text format shows. `diff`: the facts that differ; `columns`:
+/// lmbench's columns and their pinned twins.
+pub fn blocks(
+    old: &Run,
+    new: &Run,
+    c: &Comparison,
+    busy_cpus: f64,
+    diff: &[(String, String, String)],
+    columns: &Columns,
+) -> Vec<Block> {
     let busy_pct = 100.0 * busy_cpus;
     let threshold = c.threshold_pct;
+    let mut blocks = Vec::new();
+    let mut out = preamble(old, new, c, diff);
+    let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
+        c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
+    blocks.push(Block::Prose(Shown::Text, std::mem::take(&mut out)));
+    let verdicts = judged.iter().map(|r| Cells::of(r).all()[10].to_string());
+    blocks.push(rows_table(
+        idw,
+        10,
+        ("verdict", verdicts.collect()),
+        &judged,
+    ));
+    out.push_str(&test_notes(old, new, c, &judged, busy.len()));
+    out.push_str(&column_notes(&judged, columns, threshold));
+    out.push_str(&closing_notes(old, new, &judged));
+    if !busy.is_empty() {
+        out.push_str(&format!(
+            "\nmeasured on a busy machine (other work used at least {busy_pct}% of a CPU; \
+             no verdict: measure again on an idle machine):\n"
+        ));
+        let what_ran = busy.iter().map(|r| {
+            let what: Vec<String> = [("OLD", &r.busy[0]), ("NEW", &r.busy[1])]
+                .into_iter()
+                .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
+                .collect();
+            what.join("; ")
+        });
+        blocks.push(Block::Prose(Shown::Text, std::mem::take(&mut out)));
+        blocks.push(rows_table(idw, 5, ("what ran", what_ran.collect()), &busy));
+    }
+    blocks.push(Block::Prose(Shown::Text, out));
+    blocks
+}
+
+/// The runs, the machine facts that differ, whether the machine itself
+/// (its core, main memory, the shared cache) changed, the moves between
+/// sittings and the core's clock: what the rows below are read against.
+fn preamble(old: &Run, new: &Run, c: &Comparison, diff: &[(String, String, String)]) -> String {
     let mut out = String::new();
     let name = |r: &Run| {
         let commit = r.meta.commit.as_deref().unwrap_or("unknown");
@@ -33,13 +114,12 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         )
     };
     out.push_str(&format!("OLD {}\nNEW {}\n\n", name(old), name(new)));
-    let diff = fact_diff(old, new);
     if diff.is_empty() {
         out.push_str("machine facts: no difference\n\n");
     } else {
         out.push_str("machine facts that differ:\n");
         let w = diff.iter().map(|d| d.0.len()).max().unwrap_or(0);
-        for (k, o, n) in &diff {
+        for (k, o, n) in diff {
             out.push_str(&format!("  {k:<w$}  {o}\n  {:<w$}  -> {n}\n", ""));
         }
         out.push('\n');
@@ -100,20 +180,18 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             k.per_cycle
         ));
     }
-    let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
-    let (judged, busy): (Vec<&Row>, Vec<&Row>) =
-        c.rows.iter().partition(|r| r.verdict != Verdict::Busy);
-    out.push_str(&format!(
-        "{:<idw$} {:>5} {:>9} {:>9} {:>8} {:>17} {:>6} {:>8} {:>5} {:>7}  verdict\n",
-        "metric", "unit", "old", "new", "change", "95% interval", "q", "detect", "runs", "stat"
-    ));
-    for r in &judged {
-        out.push_str(&Cells::of(r).text(idw));
-        out.push('\n');
-    }
+    out
+}
+
+/// Under the rows: the counts, then how the rows were tested (paired,
+/// the test and its false discoveries, single runs, per cycle) and where
+/// the noise lies.
+fn test_notes(old: &Run, new: &Run, c: &Comparison, judged: &[&Row], busy: usize) -> String {
+    let threshold = c.threshold_pct;
+    let mut out = String::new();
     let count = |v: Verdict| c.count(v);
     let called = count(Verdict::Slower) + count(Verdict::Faster) + count(Verdict::Small);
-    out.push_str(&format!("\n{}\n", counts(c, busy.len())));
+    out.push_str(&format!("\n{}\n", counts(c, busy)));
     let uncorrected = judged
         .iter()
         .filter(|r| r.test.as_ref().is_some_and(|t| t.p < verdict::ALPHA))
@@ -169,14 +247,22 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
              the samples run at one steady clock; see \"core clock\" above.\n"
         ));
     }
-    if let Some(line) = noise_line(old, new, &judged) {
+    if let Some(line) = noise_line(old, new, judged) {
         out.push_str(&line);
     }
-    let columns = lmbench_column_metrics(new);
-    let behind: Vec<&&Row> = judged.iter().filter(|r| columns.contains(&r.id)).collect();
+    out
+}
+
+/// How many metrics behind lmbench's own columns can detect the
+/// threshold (with their pinned twins' help), and which cannot.
+fn column_notes(judged: &[&Row], columns: &Columns, threshold: f64) -> String {
+    let mut out = String::new();
+    let behind: Vec<&&Row> = (judged.iter())
+        .filter(|r| columns.lmbench.contains(&r.id))
+        .collect();
     if !behind.is_empty() {
         let resolved = behind.iter().filter(|r| r.detects(threshold)).count();
-        let twins = settled_by_twins(&behind, &judged, &pinned_twins(new), threshold);
+        let twins = settled_by_twins(&behind, judged, &columns.twins, threshold);
         let pct = |n: usize| 100.0 * n as f64 / behind.len() as f64;
         let with_twins = match twins.len() {
             0 => String::new(),
@@ -195,6 +281,14 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
         out.push_str(&short_of_threshold(&behind, &twins, threshold));
         out.push_str(&twins_section(&twins));
     }
+    out
+}
+
+/// The file system's notes on its create figures, the bimodal metrics,
+/// the runs left out as slowed whole, the metrics only one side has and
+/// a side without a record of what else ran.
+fn closing_notes(old: &Run, new: &Run, judged: &[&Row]) -> String {
+    let mut out = String::new();
     // What the file system of either side says of its create figures.
     if judged.iter().any(|r| r.id.starts_with("lat_fs/create")) {
         let fs_notes = |run: &Run| (lmbench_support::catalog::tables::FS_VM.notes)(run);
@@ -233,7 +327,7 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             ));
         }
     }
-    if let Some(line) = interfered_line(&judged) {
+    if let Some(line) = interfered_line(judged) {
         out.push_str(&line);
     }
     let only = |a: &Run, b: &Run| -> Vec<String> {
@@ -253,27 +347,6 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
             out.push_str(&format!(
                 "{what} has no record of what else the machine did (saved before \
                  lmbench-rs kept one): its figures cannot be checked for a busy machine.\n"
-            ));
-        }
-    }
-    if !busy.is_empty() {
-        out.push_str(&format!(
-            "\nmeasured on a busy machine (other work used at least {busy_pct}% of a CPU; \
-             no verdict: measure again on an idle machine):\n"
-        ));
-        out.push_str(&format!(
-            "{:<idw$} {:>5} {:>9} {:>9} {:>8}  what ran\n",
-            "metric", "unit", "old", "new", "change"
-        ));
-        for r in busy {
-            let what: Vec<String> = [("OLD", &r.busy[0]), ("NEW", &r.busy[1])]
-                .into_iter()
-                .filter_map(|(side, a)| Some(format!("{side}: {}", a.as_ref()?.describe())))
-                .collect();
-            out.push_str(&format!(
-                "{}  {}\n",
-                Cells::of(r).figures(idw),
-                what.join("; ")
             ));
         }
     }
