@@ -21,6 +21,14 @@ impl Layout for Text {
     fn legend(&self, legend: &str) -> String {
         legend.to_string()
     }
+    /// None: a text report's tables carry their titles.
+    fn heading(&self, _: usize, _: &str) -> String {
+        String::new()
+    }
+    /// None: a text report says the same in its own lines.
+    fn list(&self, _: &[String]) -> String {
+        String::new()
+    }
 }
 
 /// A figure in `width` characters: `-` where there is none; a busy one
