@@ -51,6 +51,11 @@ pub enum Block {
     /// What the marks mean (`export::legend`): plain text, whose `*`
     /// Markdown escapes.
     Legend(String),
+    /// Markdown only: a heading of this level (text's tables carry their
+    /// own titles, and its reports open with their own lines).
+    Heading(usize, String),
+    /// Markdown only: a list, a blank line after it.
+    List(Vec<String>),
 }
 
 /// A table: columns, then rows of cells, one per column.

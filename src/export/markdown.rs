@@ -26,6 +26,16 @@ impl Layout for Markdown {
     fn table(&self, t: &Table) -> String {
         table(t)
     }
+    /// `#`s, the heading, and a blank line.
+    fn heading(&self, level: usize, text: &str) -> String {
+        format!("{} {text}\n\n", "#".repeat(level))
+    }
+    /// `- ` items, and a blank line.
+    fn list(&self, items: &[String]) -> String {
+        let mut out: String = items.iter().map(|i| format!("- {i}\n")).collect();
+        out.push('\n');
+        out
+    }
 }
 
 /// A cell's text with `|` escaped, so it stays one cell.

@@ -44,6 +44,8 @@ pub trait Layout {
     fn table(&self, t: &document::Table) -> String;
     fn busy_notes(&self, notes: &[String]) -> String;
     fn legend(&self, legend: &str) -> String;
+    fn heading(&self, level: usize, text: &str) -> String;
+    fn list(&self, items: &[String]) -> String;
 }
 
 /// A format people read writes the blocks it shows.
@@ -63,6 +65,8 @@ fn lay_out<L: Layout>(layout: &L, report: &Report) -> String {
             Block::Table(shown, t) if shown.in_text(L::TEXT) => out.push_str(&layout.table(t)),
             Block::BusyNotes(notes) => out.push_str(&layout.busy_notes(notes)),
             Block::Legend(s) => out.push_str(&layout.legend(s)),
+            Block::Heading(level, s) => out.push_str(&layout.heading(*level, s)),
+            Block::List(items) => out.push_str(&layout.list(items)),
             _ => {}
         }
     }

@@ -21,6 +21,14 @@ impl Layout for Text {
     fn legend(&self, legend: &str) -> String {
         legend.to_string()
     }
+    /// None: a text report's tables carry their titles.
+    fn heading(&self, _: usize, _: &str) -> String {
+        String::new()
+    }
+    /// None: a text report says the same in its own lines.
+    fn list(&self, _: &[String]) -> String {
+        String::new()
+    }
 }
 
 /// A figure in `width` characters: `-` where there is none; a busy one
@@ -183,5 +191,20 @@ mod tests {
             table(&t),
             "T\n------------\nname   value\n------ -----\nabcdef 1.50*\n"
         );
+    }
+
+    #[test]
+    fn a_long_left_header_runs_on_and_a_right_one_ends_at_its_column() {
+        let stacked = |name: &str, top: &str, width| Column {
+            header: vec![top.to_string(), name.to_string()],
+            ..Column::new(name, width, Align::Left)
+        };
+        let os = Column {
+            header_align: Some(Align::Right),
+            ..Column::new("OS", 4, Align::Left)
+        };
+        let columns = vec![os, stacked("Create", "0K File", 6), stacked("Del", "", 4)];
+        assert_eq!(header_line(&columns, 0), "  OS 0K File     ");
+        assert_eq!(header_line(&columns, 1), "     Create Del ");
     }
 }

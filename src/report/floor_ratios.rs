@@ -168,7 +168,7 @@ fn blocks(runs: &[Run], rows: &[Row], opts: &Options) -> Vec<Block> {
     let notes = busy_notes(rows);
     let legend = busy_legend(!notes.is_empty(), opts);
     vec![
-        Block::Prose(Shown::Markdown, format!("### {TITLE}\n\n")),
+        Block::Heading(3, TITLE.to_string()),
         Block::Table(Shown::Both, table(runs, rows)),
         Block::Prose(Shown::Markdown, format!("\n{BEST_NOTE}\n\n")),
         Block::BusyNotes(notes),

@@ -129,16 +129,11 @@ fn blocks(old: &Run, new: &Run, rows: &[Row]) -> Vec<Block> {
                 origin(new)
             ),
         ),
-        Block::Prose(
-            Shown::Markdown,
-            format!(
-                "## `{}` → `{}`\n\n- OLD: {}\n- NEW: {}\n\n",
-                old.host(),
-                new.host(),
-                origin(old),
-                origin(new)
-            ),
-        ),
+        Block::Heading(2, format!("`{}` → `{}`", old.host(), new.host())),
+        Block::List(vec![
+            format!("OLD: {}", origin(old)),
+            format!("NEW: {}", origin(new)),
+        ]),
         Block::Table(
             Shown::Both,
             Table {

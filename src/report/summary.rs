@@ -186,9 +186,9 @@ fn blocks(runs: &[Run], tables: &[&'static Table], opts: &Options) -> Vec<Block>
     for t in tables {
         let g = grid(t, runs, opts);
         out.push(Block::Prose(Shown::Text, "\n".into()));
-        out.push(Block::Prose(
-            Shown::Markdown,
-            format!("### {} ({})\n\n", t.title, t.unit.label()),
+        out.push(Block::Heading(
+            3,
+            format!("{} ({})", t.title, t.unit.label()),
         ));
         out.push(Block::Table(
             Shown::Both,

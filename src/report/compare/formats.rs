@@ -33,7 +33,10 @@ pub fn markdown(
             },
         )
     };
-    let mut out = vec![prose(format!("## `{}` → `{}`\n\n", old.host(), new.host()))];
+    let mut out = vec![Block::Heading(
+        2,
+        format!("`{}` → `{}`", old.host(), new.host()),
+    )];
     if diff.is_empty() {
         out.push(prose("Machine facts: no difference.\n\n".into()));
     } else {
