@@ -94,7 +94,15 @@ pub fn run(opts: Args) -> Result<Outcome> {
     };
     let busy = opts.busy_threshold.cpus();
     let threshold = opts.threshold.get();
-    let c = super::compare::comparison(&old, &new, threshold, busy, filter, None);
+    let c = crate::verdict::compare(
+        &old,
+        &new,
+        &crate::verdict::Options {
+            busy_cpus: busy,
+            filter,
+            ..crate::verdict::Options::at(threshold)
+        },
+    );
     if c.rows.is_empty() {
         bail!(
             "{} and the new run have no metric in common{}",

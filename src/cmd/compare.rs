@@ -9,10 +9,8 @@
 
 use crate::exit::Outcome;
 use anyhow::{bail, Result};
-use regex::Regex;
 
 use crate::export::{self, Format};
-use crate::run::Run;
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
@@ -80,7 +78,16 @@ pub fn run(opts: Args) -> Result<Outcome> {
         }
         _ => None,
     };
-    let c = comparison(&old, &new, threshold, busy_cpus, filter, sittings.as_ref());
+    let c = verdict::compare(
+        &old,
+        &new,
+        &verdict::Options {
+            threshold_pct: threshold,
+            busy_cpus,
+            filter,
+            sittings: sittings.as_ref(),
+        },
+    );
     if c.rows.is_empty() {
         bail!(
             "{} and {} have no metric in common{} ({} and {} metrics)",
@@ -112,27 +119,6 @@ pub fn run(opts: Args) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// The comparison of two runs with the command line's options.
-pub fn comparison(
-    old: &Run,
-    new: &Run,
-    threshold: f64,
-    busy_cpus: f64,
-    filter: Option<&Regex>,
-    sittings: Option<&Sittings>,
-) -> Comparison {
-    verdict::compare(
-        old,
-        new,
-        &verdict::Options {
-            threshold_pct: threshold,
-            busy_cpus,
-            filter,
-            sittings,
-        },
-    )
-}
-
 /// The moves between sittings that the A/A pairs show, pooled.
 pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Result<Sittings> {
     let mut comparisons = Vec::new();
@@ -142,7 +128,14 @@ pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Re
         if ra.imported.is_some() || rb.imported.is_some() {
             bail!("--aa {a} {b}: an A/A pair needs samples; an imported run has none");
         }
-        let c = comparison(&ra, &rb, threshold, busy_cpus, None, None);
+        let c = verdict::compare(
+            &ra,
+            &rb,
+            &verdict::Options {
+                busy_cpus,
+                ..verdict::Options::at(threshold)
+            },
+        );
         if c.rows.is_empty() {
             bail!("--aa {a} {b}: the two runs have no metric in common");
         }
@@ -167,7 +160,7 @@ pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{MetricStats, Origin};
+    use crate::run::{MetricStats, Origin, Run};
     use lmbench_support::catalog::{lat_pipe, lat_unix, Metric};
     use lmbench_support::machine::Facts;
 

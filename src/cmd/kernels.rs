@@ -329,7 +329,14 @@ pub fn run(opts: Args) -> Result<()> {
     for (i, new) in runs.iter().enumerate().skip(1) {
         let old = &runs[0];
         let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(old, new, opts.threshold.get(), busy, None, None);
+        let c = crate::verdict::compare(
+            old,
+            new,
+            &crate::verdict::Options {
+                busy_cpus: busy,
+                ..crate::verdict::Options::at(opts.threshold.get())
+            },
+        );
         println!(
             "\n{} against {}:",
             sitting::side_name(&sides[i], i),

@@ -122,7 +122,14 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", crate::report::render(std::slice::from_ref(&run))?);
     if let Some(old) = against {
         let busy = lmbench_support::activity::BUSY_CPUS;
-        let c = super::compare::comparison(&old, &run, opts.threshold.get(), busy, None, None);
+        let c = crate::verdict::compare(
+            &old,
+            &run,
+            &crate::verdict::Options {
+                busy_cpus: busy,
+                ..crate::verdict::Options::at(opts.threshold.get())
+            },
+        );
         print!("\n{}", super::compare::render(&old, &run, &c, busy));
     }
     if !failed.is_empty() {

@@ -8,8 +8,6 @@
 //! comparison's (`verdict::Comparison`); this builds the model once, and
 //! the writers in `export` only lay it out.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::export::{self, Format, Report};
 use crate::run::Run;
 use crate::verdict::Comparison;
@@ -34,29 +32,16 @@ pub fn fact_diff(old: &Run, new: &Run) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// Which compared metrics stand behind lmbench 3's own summary columns,
-/// and the pinned twin of each that has one (the same switch, round trip
-/// or stream with every end on one CPU): found once per report, for the
-/// text notes and the JSON alike.
-pub struct Columns {
-    pub lmbench: BTreeSet<String>,
-    pub twins: BTreeMap<String, String>,
-}
-
 /// The model of the comparison `c` of `old` and `new`, in every format;
 /// `busy_cpus` is the busy threshold it was made with.
 pub fn report(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> Report {
     let diff = fact_diff(old, new);
-    let columns = Columns {
-        lmbench: crate::columns::lmbench_column_metrics(new),
-        twins: crate::columns::pinned_twins(new),
-    };
-    let mut blocks = text::blocks(old, new, c, busy_cpus, &diff, &columns);
+    let mut blocks = text::blocks(old, new, c, busy_cpus, &diff);
     blocks.extend(formats::markdown(old, new, c, &diff));
     Report {
         blocks,
         records: formats::records(c),
-        data: formats::data(old, new, c, &diff, &columns),
+        data: formats::data(old, new, c, &diff),
     }
 }
 

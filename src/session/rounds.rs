@@ -149,13 +149,11 @@ fn candidates(
     column_runs: usize,
 ) -> Vec<Candidate> {
     let columns = column_metrics(run);
-    let opts = verdict::Options {
-        threshold_pct,
-        busy_cpus: lmbench_support::activity::BUSY_CPUS,
-        filter: None,
-        sittings: None,
-    };
-    let c = verdict::compare(against.unwrap_or(run), run, &opts);
+    let c = verdict::compare(
+        against.unwrap_or(run),
+        run,
+        &verdict::Options::at(threshold_pct),
+    );
     let runs_of = |id: &str| run.metrics.get(id).map_or(0, |s| s.rounds().len());
     let mut out: Vec<Candidate> = c
         .rows

@@ -96,6 +96,19 @@ pub struct Options<'a> {
     pub sittings: Option<&'a sittings::Sittings>,
 }
 
+impl<'a> Options<'a> {
+    /// At `threshold_pct`, with the suite's busy threshold, no filter and
+    /// no A/A pair: the base a caller changes what it needs of.
+    pub fn at(threshold_pct: f64) -> Options<'a> {
+        Options {
+            threshold_pct,
+            busy_cpus: lmbench_support::activity::BUSY_CPUS,
+            filter: None,
+            sittings: None,
+        }
+    }
+}
+
 /// A comparison's verdict on one metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

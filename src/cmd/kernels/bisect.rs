@@ -23,7 +23,15 @@ struct Step {
 fn row_of(runs: &[Run], metric: &str, threshold: f64) -> Result<Row> {
     let re = regex::Regex::new(&format!("^{}$", regex::escape(metric)))?;
     let busy = lmbench_support::activity::BUSY_CPUS;
-    let c = crate::cmd::compare::comparison(&runs[0], &runs[1], threshold, busy, Some(&re), None);
+    let c = crate::verdict::compare(
+        &runs[0],
+        &runs[1],
+        &crate::verdict::Options {
+            busy_cpus: busy,
+            filter: Some(&re),
+            ..crate::verdict::Options::at(threshold)
+        },
+    );
     c.rows.into_iter().next().ok_or_else(|| {
         anyhow::anyhow!("{metric} was not measured on both sides (see the console log)")
     })

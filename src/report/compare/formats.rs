@@ -7,7 +7,6 @@ use crate::verdict::{self, Comparison, Row, Verdict};
 
 use super::row_cells::{self, Cells};
 use super::text::counts;
-use super::Columns;
 
 /// The comparison as Markdown, for a report or an issue: the runs, the
 /// facts that differ, whether the machine itself changed, a row per metric
@@ -128,7 +127,6 @@ pub fn data(
     new: &Run,
     c: &Comparison,
     diff: &[(String, String, String)],
-    columns: &Columns,
 ) -> serde_json::Value {
     let facts: Vec<serde_json::Value> = diff
         .iter()
@@ -153,9 +151,9 @@ pub fn data(
         "rows": c.rows,
         // The metrics behind lmbench 3's own summary columns: the rows a
         // script keeps to ask lmbench's question alone.
-        "lmbench_columns": columns.lmbench,
+        "lmbench_columns": c.columns.metrics,
         // For each of those with a pinned twin (the same switch, round
         // trip or stream with every end on one CPU), the twin's metric.
-        "pinned_twins": columns.twins,
+        "pinned_twins": c.columns.twins,
     })
 }

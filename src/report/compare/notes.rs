@@ -76,7 +76,7 @@ pub(super) fn sittings_line(s: &Sittings) -> String {
 /// that would settle it, so a reader sees which columns this machine
 /// leaves short of the threshold in one sitting and what more runs would buy.
 pub(super) fn short_of_threshold(
-    behind: &[&&Row],
+    behind: &[&Row],
     twins: &[(&Row, &Row)],
     threshold: f64,
 ) -> String {
@@ -85,7 +85,7 @@ pub(super) fn short_of_threshold(
     let mut rows: Vec<(&Row, &verdict::Test)> = behind
         .iter()
         .filter(|r| !r.detects(threshold) && !settled(r))
-        .filter_map(|r| Some((**r, r.test.as_ref()?)))
+        .filter_map(|r| Some((*r, r.test.as_ref()?)))
         .collect();
     rows.sort_by(|a, b| a.1.detect_pct.total_cmp(&b.1.detect_pct));
     for (r, t) in rows {
@@ -110,26 +110,6 @@ pub(super) fn short_of_threshold(
         out.push_str(&format!("    {program}: {}\n", items.join(", ")));
     }
     out
-}
-
-/// The rows behind lmbench's columns that cannot detect `threshold` on
-/// their own while their pinned twin (`twins`: column metric -> twin) can:
-/// (the column's row, the twin's row), in the column's order.
-pub(super) fn settled_by_twins<'a>(
-    behind: &[&&'a Row],
-    judged: &[&'a Row],
-    twins: &BTreeMap<String, String>,
-    threshold: f64,
-) -> Vec<(&'a Row, &'a Row)> {
-    behind
-        .iter()
-        .filter(|r| !r.detects(threshold))
-        .filter_map(|r| {
-            let twin = twins.get(&r.id)?;
-            let t = judged.iter().find(|t| &t.id == twin)?;
-            t.detects(threshold).then_some((**r, *t))
-        })
-        .collect()
 }
 
 /// The unpinned figures answered by their pinned twins: each one's own

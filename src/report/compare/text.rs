@@ -7,11 +7,8 @@ use crate::export::fmt_num;
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Drift, Level, Row, Verdict};
 
-use super::notes::{
-    interfered_line, noise_line, settled_by_twins, short_of_threshold, sittings_line, twins_section,
-};
+use super::notes::{interfered_line, noise_line, short_of_threshold, sittings_line, twins_section};
 use super::row_cells::{pct, Cells, HEADERS};
-use super::Columns;
 
 /// A text-only table of `rows`: the first `shown` of the row's cells
 /// (metric `idw` wide), and `last` after two blanks.
@@ -47,18 +44,16 @@ fn rows_table(idw: usize, shown: usize, last: (&str, Vec<String>), rows: &[&Row]
     )
 }
 
-/// What the text format shows. `diff`: the facts that differ; `columns`:
-/// lmbench's columns and their pinned twins.
+/// What the text format shows. `diff`: the facts that differ.
 pub fn blocks(
     old: &Run,
     new: &Run,
     c: &Comparison,
     busy_cpus: f64,
     diff: &[(String, String, String)],
-    columns: &Columns,
 ) -> Vec<Block> {
     let busy_pct = 100.0 * busy_cpus;
-    let threshold = c.threshold_pct;
+    let _threshold = c.threshold_pct;
     let mut blocks = Vec::new();
     let mut out = preamble(old, new, c, diff);
     let idw = c.rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
@@ -73,7 +68,7 @@ pub fn blocks(
         &judged,
     ));
     out.push_str(&test_notes(old, new, c, &judged, busy.len()));
-    out.push_str(&column_notes(&judged, columns, threshold));
+    out.push_str(&column_notes(c));
     out.push_str(&closing_notes(old, new, &judged));
     if !busy.is_empty() {
         out.push_str(&format!(
@@ -254,32 +249,35 @@ fn test_notes(old: &Run, new: &Run, c: &Comparison, judged: &[&Row], busy: usize
 }
 
 /// How many metrics behind lmbench's own columns can detect the
-/// threshold (with their pinned twins' help), and which cannot.
-fn column_notes(judged: &[&Row], columns: &Columns, threshold: f64) -> String {
+/// threshold (with their pinned twins' help, as the comparison settles
+/// them), and which cannot.
+fn column_notes(c: &Comparison) -> String {
+    let threshold = c.threshold_pct;
+    let share = c.column_share();
     let mut out = String::new();
-    let behind: Vec<&&Row> = (judged.iter())
-        .filter(|r| columns.lmbench.contains(&r.id))
-        .collect();
-    if !behind.is_empty() {
-        let resolved = behind.iter().filter(|r| r.detects(threshold)).count();
-        let twins = settled_by_twins(&behind, judged, &columns.twins, threshold);
-        let pct = |n: usize| 100.0 * n as f64 / behind.len() as f64;
-        let with_twins = match twins.len() {
+    if !share.behind.is_empty() {
+        let pct = |n: usize| 100.0 * n as f64 / share.behind.len() as f64;
+        let with_twins = match share.by_twins.len() {
             0 => String::new(),
             n => format!(
                 "; {} ({:.0}%) with the pinned twins of {n} unpinned figures (below)",
-                resolved + n,
-                pct(resolved + n)
+                share.answered(),
+                pct(share.answered())
             ),
         };
         out.push_str(&format!(
-            "lmbench's own columns: {} metrics behind them here, {resolved} ({:.0}%) can \
+            "lmbench's own columns: {} metrics behind them here, {} ({:.0}%) can \
              detect a {threshold}% change{with_twins}.\n",
-            behind.len(),
-            pct(resolved),
+            share.behind.len(),
+            share.resolved,
+            pct(share.resolved),
         ));
-        out.push_str(&short_of_threshold(&behind, &twins, threshold));
-        out.push_str(&twins_section(&twins));
+        out.push_str(&short_of_threshold(
+            &share.behind,
+            &share.by_twins,
+            threshold,
+        ));
+        out.push_str(&twins_section(&share.by_twins));
     }
     out
 }
