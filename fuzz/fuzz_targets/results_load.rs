@@ -43,7 +43,7 @@ fn use_run(run: &Run) {
     for t in TABLES {
         for spread in [None, Some(cells::Spread::Iqr), Some(cells::Spread::Ci)] {
             let g = cells::grid(t, runs, 0.05, spread);
-            let _ = table::render(t, runs, &g, spread.is_some());
+            let _ = table::model(t, runs, &g, spread.is_some());
         }
     }
     for s in run.metrics.values() {
