@@ -46,6 +46,14 @@ pub struct Args {
     /// Kernel arguments for every side (before a side's own).
     #[arg(long, value_name = "ARGS", default_value = "", value_parser = flags::parsed::<String>())]
     pub append: String,
+    /// Keep user-space address randomisation in the guests. Without it
+    /// every side boots with `norandmaps`: a process's layout (which
+    /// page tables fork copies, where a mapping falls against a page
+    /// table's span) is then the kernel's own and the same in every boot,
+    /// instead of a draw that moves fork, mmap and page-fault figures by
+    /// 5-25% from boot to boot and needs hundreds of rounds to average.
+    #[arg(long)]
+    pub aslr: bool,
     /// Only metrics whose id matches this regular expression.
     pub filter: Option<flags::MetricFilter>,
     /// A change of known size on one side, to prove the method: side
@@ -113,6 +121,20 @@ pub struct Args {
     /// With --save: replace existing labels.
     #[arg(long, requires = "save")]
     pub force: bool,
+}
+
+/// The arguments every side boots with: `norandmaps` first unless the
+/// user keeps ASLR, then `--append`'s (a user's own `norandmaps` is not
+/// doubled).
+fn guest_append(aslr: bool, append: &str) -> String {
+    let has = append.split_whitespace().any(|w| w == "norandmaps");
+    if aslr || has {
+        append.trim().to_string()
+    } else {
+        format!("norandmaps {}", append.trim())
+            .trim_end()
+            .to_string()
+    }
 }
 
 /// A time in seconds for Criterion: finite, above zero, at most an hour.
@@ -298,9 +320,16 @@ pub fn run(opts: Args) -> Result<()> {
     if programs.is_empty() {
         bail!("no metric of FILTER can be measured under {}", accel.name());
     }
+    let append = guest_append(opts.aslr, &opts.append);
+    if !opts.aslr {
+        eprintln!(
+            "guests boot with norandmaps: every process's layout is the same in every boot \
+             (--aslr keeps the randomisation, at the cost of a wider spread between boots)"
+        );
+    }
     let plan = sitting::Plan {
         sides: &sides,
-        append: &opts.append,
+        append: &append,
         machine: guest::Machine {
             accel,
             cpus: opts.cpus,
@@ -369,6 +398,18 @@ fn step_filter(p: &Program, metrics: &[&Metric]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guests_boot_without_user_space_randomisation_unless_asked() {
+        assert_eq!(guest_append(false, ""), "norandmaps");
+        assert_eq!(
+            guest_append(false, " mitigations=off "),
+            "norandmaps mitigations=off"
+        );
+        assert_eq!(guest_append(false, "norandmaps quiet"), "norandmaps quiet");
+        assert_eq!(guest_append(true, "mitigations=off"), "mitigations=off");
+        assert_eq!(guest_append(true, ""), "");
+    }
 
     #[test]
     fn a_rig_names_a_side_and_a_change_the_guest_can_make() {
