@@ -1,7 +1,7 @@
 //! The CLI's data layer as a library: Criterion's files (`criterion_files`),
 //! the saved-run store (`store`, publishing through `publish`), the one run
 //! type (`run`), its statistics, the reports (`report`: each one model
-//! for every format), the writers of the output formats (`export`) and
+//! for every format), the writers of the output formats (`format`) and
 //! the reader of the C suite's results (`import`).
 //! The `lmbench` binary uses it, and so do what must call these readers
 //! directly: the fuzz targets under `fuzz/` and the property tests.
@@ -14,9 +14,9 @@ pub mod cells;
 pub mod columns;
 pub mod criterion_files;
 pub mod environment;
-pub mod export;
 pub mod filter;
 pub mod flags;
+pub mod format;
 pub mod import;
 pub mod lock;
 pub mod publish;

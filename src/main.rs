@@ -13,7 +13,7 @@ mod exit;
 mod saving;
 use lmbench::cells;
 use lmbench::criterion_files;
-use lmbench::export;
+use lmbench::format;
 use lmbench::report;
 use lmbench::run;
 use lmbench::store;

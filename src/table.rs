@@ -1,4 +1,4 @@
-//! One lmbench summary table as a report's model (`export::document`):
+//! One lmbench summary table as a report's model (`format::document`):
 //! its title, Host (9) and OS (13) and then its columns, each with
 //! lmbench's two header lines and width, and a row per run; and which
 //! tables a set of runs has data for.
@@ -6,7 +6,7 @@
 use lmbench_support::catalog::{Source, Table};
 
 use crate::cells::Cell;
-use crate::export::document::{self, Align, Column};
+use crate::format::document::{self, Align, Column};
 use crate::run::Run;
 
 pub const HOST_W: usize = 9;

@@ -32,7 +32,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("session", 3),
     ("import", 3),
     ("table", 3),
-    ("export", 3),
+    ("format", 3),
     ("report", 3),
 ];
 

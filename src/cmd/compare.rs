@@ -5,12 +5,12 @@
 //! data could detect, the statistic compared and a verdict. The method is
 //! `lmbench::verdict`'s and the report's model `lmbench::report::compare`'s
 //! (`lmbench::report::imported`'s for a run without samples); this file
-//! parses the options, runs the command and hands the model to `export`.
+//! parses the options, runs the command and hands the model to `format`.
 
 use crate::exit::Outcome;
 use anyhow::{bail, Result};
 
-use crate::export::{self, Format};
+use crate::format::{self, Format};
 use crate::store;
 use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
@@ -64,7 +64,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
     if old.imported.is_some() || new.imported.is_some() {
         print!(
             "{}",
-            export::render(&imported::report(&old, &new)?, opts.format)?
+            format::render(&imported::report(&old, &new)?, opts.format)?
         );
         return Ok(Outcome::Done);
     }
@@ -103,7 +103,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
         );
     }
     let model = report(&old, &new, &c, busy_cpus);
-    print!("{}", export::render(&model, opts.format)?);
+    print!("{}", format::render(&model, opts.format)?);
     if let Some(limit) = opts.fail_on_regression {
         let limit = limit.get();
         let bad = regressions(&c, limit);
@@ -233,7 +233,7 @@ mod tests {
         assert!(text.contains("    lat_unix: stream ±"), "{text}");
         assert!(!text.contains("    lat_pipe: pipe ±"), "{text}");
         let model = report(&side, &side, &c, opts.busy_cpus);
-        let json = export::render(&model, Format::Json).expect("json");
+        let json = format::render(&model, Format::Json).expect("json");
         let json: serde_json::Value = serde_json::from_str(&json).expect("parse");
         assert_eq!(json["pinned_twins"]["lat_pipe/pipe"], "lat_pipe/pinned");
     }

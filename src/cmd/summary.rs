@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use crate::cells::Spread;
-use crate::export::Format;
+use crate::format::Format;
 use crate::report::summary::{report, Options};
 use crate::store;
 use lmbench::flags::{BusyShare, RunSpec};
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     print!(
         "{}",
-        crate::export::render(&report(&runs, &opts)?, opts.format)?
+        crate::format::render(&report(&runs, &opts)?, opts.format)?
     );
     Ok(())
 }

@@ -6,9 +6,9 @@
 //! both from the same cells (`row_cells`); CSV a record per row and JSON
 //! the whole comparison (`formats`). What a verdict is, is the
 //! comparison's (`verdict::Comparison`); this builds the model once, and
-//! the writers in `export` only lay it out.
+//! the writers in `format` only lay it out.
 
-use crate::export::{self, Format, Report};
+use crate::format::{self, Format, Report};
 use crate::run::Run;
 use crate::verdict::Comparison;
 
@@ -48,6 +48,6 @@ pub fn report(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> Report {
 /// The comparison as text (what `run --against`, `check` and `kernels`
 /// print).
 pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
-    export::render(&report(old, new, c, busy_cpus), Format::Text)
+    format::render(&report(old, new, c, busy_cpus), Format::Text)
         .expect("the text writer has no way to fail")
 }

@@ -24,8 +24,8 @@ use serde_json::json;
 
 use super::summary::runs_data;
 use super::summary::Options;
-use crate::export::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
-use crate::export::{busy_note, legend};
+use crate::format::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
+use crate::format::{busy_note, legend};
 use crate::run::Run;
 use crate::table::{HOST_W, OS_W};
 
@@ -300,7 +300,7 @@ fn data(runs: &[Run], rows: &[Row], opts: &Options) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::Format;
+    use crate::format::Format;
     use crate::run::{Meta, MetricStats, Origin};
     use lmbench_support::catalog::{floor, lat_proc, lat_syscall};
     use lmbench_support::machine::Facts;
@@ -352,7 +352,7 @@ mod tests {
     }
 
     fn render_as(runs: &[Run], opts: &Options) -> Result<String> {
-        crate::export::render(&report(runs, opts)?, opts.format)
+        crate::format::render(&report(runs, opts)?, opts.format)
     }
 
     fn render(format: Format) -> String {

@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use lmbench_support::catalog::TABLES;
 use serde_json::json;
 
-use crate::export::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
+use crate::format::document::{Align, Block, Cell, Column, Records, Report, Shown, Table};
 use crate::run::Run;
 
 /// What stands where a verdict would be.
@@ -187,7 +187,7 @@ fn data(old: &Run, new: &Run, rows: &[Row]) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::{render, Format};
+    use crate::format::{render, Format};
     use crate::run::{Imported, Origin};
     use lmbench_support::machine::Facts;
 

@@ -1,5 +1,5 @@
-//! The reports, each a model (`export::document::Report`) that the
-//! writers in `export` lay out in the format asked for: `summary`
+//! The reports, each a model (`format::document::Report`) that the
+//! writers in `format` lay out in the format asked for: `summary`
 //! (lmbench's tables), `floor_ratios` (`summary --floors`), `compare` (two
 //! runs with samples: `compare`, and what `check`, `run --against` and
 //! `kernels` print) and `imported` (a comparison with an imported run,

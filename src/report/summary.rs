@@ -18,8 +18,8 @@ use lmbench_support::catalog::{Column, Table, TABLES};
 use serde_json::{json, Value};
 
 use crate::cells::{self, Cell, Spread};
-use crate::export::document::{Block, Field, Records, Report, Shown};
-use crate::export::{busy_note, fmt_num, Format};
+use crate::format::document::{Block, Field, Records, Report, Shown};
+use crate::format::{busy_note, fmt_num, Format};
 use crate::run::{Imported, Run};
 use crate::table;
 
@@ -70,7 +70,7 @@ fn busy_notes(t: &Table, runs: &[Run], grid: &[Vec<Cell>]) -> Vec<String> {
 
 /// The closing lines: what `*` and the spread line mean.
 fn legend(any_busy: bool, opts: &Options) -> String {
-    crate::export::legend(any_busy, opts.busy_cpus, opts.spread)
+    crate::format::legend(any_busy, opts.busy_cpus, opts.spread)
 }
 
 /// The tables that have data for any of `runs`.
@@ -89,7 +89,7 @@ fn tables_with_data(runs: &[Run]) -> Result<Vec<&'static Table>> {
 /// Every table that has data for any of `runs` as text, lmbench's layout,
 /// with the default options (what `run`, `save` and `import` print).
 pub fn render(runs: &[Run]) -> Result<String> {
-    crate::export::render(&report(runs, &Options::default())?, Format::Text)
+    crate::format::render(&report(runs, &Options::default())?, Format::Text)
 }
 
 /// The model of what `summary` shows with `opts`: the tables, or with

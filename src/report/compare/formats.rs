@@ -1,7 +1,7 @@
 //! `compare`'s model for Markdown, CSV and JSON (text's blocks are
 //! `text`'s).
 
-use crate::export::document::{Align, Block, Cell, Column, Field, Records, Shown, Table};
+use crate::format::document::{Align, Block, Cell, Column, Field, Records, Shown, Table};
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Row, Verdict};
 

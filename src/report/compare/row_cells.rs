@@ -2,7 +2,7 @@
 //! the text table and the Markdown one hold the same strings, so the two
 //! cannot disagree on a figure.
 
-use crate::export::fmt_num;
+use crate::format::fmt_num;
 use crate::verdict::{Level, Row, Verdict};
 
 /// A change in percent with its sign, to one decimal.

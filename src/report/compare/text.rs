@@ -2,8 +2,8 @@
 //! whether the machine itself changed, a row per metric, the counts, and
 //! the notes on the test and the noise (`notes`).
 
-use crate::export::document::{Align, Block, Cell, Column, Shown, Table};
-use crate::export::fmt_num;
+use crate::format::document::{Align, Block, Cell, Column, Shown, Table};
+use crate::format::fmt_num;
 use crate::run::Run;
 use crate::verdict::{self, Comparison, Drift, Level, Row, Verdict};
 

@@ -46,9 +46,9 @@ pub enum Block {
     Prose(Shown, String),
     Table(Shown, Table),
     /// One line per run whose figures were measured on a busy machine
-    /// (`export::busy_note`), under a table.
+    /// (`format::busy_note`), under a table.
     BusyNotes(Vec<String>),
-    /// What the marks mean (`export::legend`): plain text, whose `*`
+    /// What the marks mean (`format::legend`): plain text, whose `*`
     /// Markdown escapes.
     Legend(String),
     /// Markdown only: a heading of this level (text's tables carry their

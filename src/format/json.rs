@@ -4,12 +4,12 @@
 use anyhow::Result;
 
 use super::document::Report;
-use super::Exporter;
+use super::Writer;
 
 /// The JSON writer.
 pub struct Json;
 
-impl Exporter for Json {
+impl Writer for Json {
     fn write(&self, report: &Report) -> Result<String> {
         Ok(serde_json::to_string_pretty(&report.data)? + "\n")
     }

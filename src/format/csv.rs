@@ -6,12 +6,12 @@
 use anyhow::Result;
 
 use super::document::{Field, Report};
-use super::Exporter;
+use super::Writer;
 
 /// The CSV writer.
 pub struct Csv;
 
-impl Exporter for Csv {
+impl Writer for Csv {
     fn write(&self, report: &Report) -> Result<String> {
         let mut w = ::csv::Writer::from_writer(Vec::new());
         w.write_record(&report.records.header)?;
@@ -43,7 +43,7 @@ fn num(v: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::document::Records;
+    use crate::format::document::Records;
 
     #[test]
     fn csv_quotes_where_a_field_needs_it_and_leaves_missing_figures_empty() {

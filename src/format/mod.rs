@@ -3,7 +3,7 @@
 //! model ([`document::Report`]: blocks for the formats people read,
 //! records for CSV, a data tree for JSON) and [`render`] hands it to the
 //! writer of the `--format` asked for. One file per format holds its
-//! writer, an [`Exporter`], and is the only code that writes that format:
+//! writer, an [`Writer`], and is the only code that writes that format:
 //! `text` (fixed-width columns, lmbench's layout), `markdown` (GitHub
 //! tables), `csv` (RFC 4180 records) and `json` (pretty documents). So a
 //! field is quoted, a busy figure marked and a legend worded one way in
@@ -32,12 +32,12 @@ pub mod text;
 pub use document::Report;
 
 /// A format's writer: lays a report's model out as that format's text.
-pub trait Exporter {
+pub trait Writer {
     fn write(&self, report: &Report) -> Result<String>;
 }
 
 /// How a format people read (text, Markdown) lays out each kind of
-/// block; its [`Exporter`] walks the report's blocks.
+/// block; its [`Writer`] walks the report's blocks.
 pub trait Layout {
     /// The audience of this format: text or Markdown.
     const TEXT: bool;
@@ -49,7 +49,7 @@ pub trait Layout {
 }
 
 /// A format people read writes the blocks it shows.
-impl<L: Layout> Exporter for L {
+impl<L: Layout> Writer for L {
     fn write(&self, report: &Report) -> Result<String> {
         Ok(lay_out(self, report))
     }
@@ -75,7 +75,7 @@ fn lay_out<L: Layout>(layout: &L, report: &Report) -> String {
 
 /// `report` in `format`.
 pub fn render(report: &Report, format: Format) -> Result<String> {
-    let writer: &dyn Exporter = match format {
+    let writer: &dyn Writer = match format {
         Format::Text => &text::Text,
         Format::Markdown => &markdown::Markdown,
         Format::Csv => &csv::Csv,

@@ -93,7 +93,7 @@ fn table(t: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::document::Column;
+    use crate::format::document::Column;
 
     #[test]
     fn a_table_aligns_its_columns_and_keeps_a_pipe_inside_its_cell() {
