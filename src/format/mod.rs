@@ -3,7 +3,7 @@
 //! model ([`document::Report`]: blocks for the formats people read,
 //! records for CSV, a data tree for JSON) and [`render`] hands it to the
 //! writer of the `--format` asked for. One file per format holds its
-//! writer, an [`Writer`], and is the only code that writes that format:
+//! writer, a [`Writer`], and is the only code that writes that format:
 //! `text` (fixed-width columns, lmbench's layout), `markdown` (GitHub
 //! tables), `csv` (RFC 4180 records) and `json` (pretty documents). So a
 //! field is quoted, a busy figure marked and a legend worded one way in
