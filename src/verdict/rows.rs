@@ -9,7 +9,7 @@ use lmbench_support::catalog::{Metric, Unit};
 
 use super::raw::{self, raw_test, Raw};
 use super::sides::{sides, Sides};
-use super::{gmean_change_pct, moderate, same_sitting, Level, Options, Row, Verdict};
+use super::{moderate, same_sitting, Level, Options, Row, Verdict};
 use crate::run::Run;
 
 /// A metric on its way to a row: both sides' runs and its raw test.
@@ -162,4 +162,13 @@ pub(super) fn row(p: Pending, priors: &Priors, threshold: f64, opts: &Options) -
         },
         busy: p.busy,
     }
+}
+
+/// The change of the geometric mean of per-run statistics, percent.
+fn gmean_change_pct(old: &[f64], new: &[f64]) -> f64 {
+    if old.is_empty() || new.is_empty() {
+        return f64::NAN;
+    }
+    let lm = |x: &[f64]| x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64;
+    100.0 * ((lm(new) - lm(old)).exp() - 1.0)
 }
