@@ -114,7 +114,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
             }
         );
     }
-    print!("{}", super::compare::render(&old, &new, &c, busy));
+    print!("{}", crate::report::compare::render(&old, &new, &c, busy));
     let found = outcome(&c);
     let by_twins = c
         .rows
@@ -125,7 +125,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
         Outcome::Done => "no regression".to_string(),
         Outcome::Regression => format!(
             "regression: {}",
-            super::compare::regressions(&c, threshold).join(", ")
+            crate::report::compare::regressions(&c, threshold).join(", ")
         ),
         Outcome::CannotTell => format!(
             "cannot tell: {} undecided, {} busy",

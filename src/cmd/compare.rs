@@ -16,9 +16,7 @@ use crate::verdict::sittings::Sittings;
 use crate::verdict::{self, Comparison};
 
 use lmbench::flags::{BusyShare, MetricFilter, Percent, RunSpec};
-pub use lmbench::report::compare::render;
-use lmbench::report::compare::report;
-use lmbench::report::imported;
+use lmbench::report;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
 #[derive(clap::Args)]
@@ -64,7 +62,7 @@ pub fn run(opts: Args) -> Result<Outcome> {
     if old.imported.is_some() || new.imported.is_some() {
         print!(
             "{}",
-            format::render(&imported::report(&old, &new)?, opts.format)?
+            format::render(&report::imported::report(&old, &new)?, opts.format)?
         );
         return Ok(Outcome::Done);
     }
@@ -102,11 +100,11 @@ pub fn run(opts: Args) -> Result<Outcome> {
             new.metrics.len()
         );
     }
-    let model = report(&old, &new, &c, busy_cpus);
+    let model = report::compare::report(&old, &new, &c, busy_cpus);
     print!("{}", format::render(&model, opts.format)?);
     if let Some(limit) = opts.fail_on_regression {
         let limit = limit.get();
-        let bad = regressions(&c, limit);
+        let bad = report::compare::regressions(&c, limit);
         if !bad.is_empty() {
             eprintln!(
                 "lmbench: {} regression(s) of {limit}% or more: {}",
@@ -149,18 +147,11 @@ pub fn sittings_of(pairs: &[(&str, &str)], threshold: f64, busy_cpus: f64) -> Re
     Ok(Sittings::from_aa(&pairs, private_cache))
 }
 
-/// The metrics called slower by more than `limit` percent, as "id
-/// (+x.y%)".
-pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
-    c.regressions(limit)
-        .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::run::{MetricStats, Origin, Run};
+    use lmbench::report::compare::render;
     use lmbench_support::catalog::{lat_pipe, lat_unix, Metric};
     use lmbench_support::machine::Facts;
 
@@ -232,7 +223,7 @@ mod tests {
         // own figure.
         assert!(text.contains("    lat_unix: stream ±"), "{text}");
         assert!(!text.contains("    lat_pipe: pipe ±"), "{text}");
-        let model = report(&side, &side, &c, opts.busy_cpus);
+        let model = report::compare::report(&side, &side, &c, opts.busy_cpus);
         let json = format::render(&model, Format::Json).expect("json");
         let json: serde_json::Value = serde_json::from_str(&json).expect("parse");
         assert_eq!(json["pinned_twins"]["lat_pipe/pipe"], "lat_pipe/pinned");

@@ -371,7 +371,7 @@ pub fn run(opts: Args) -> Result<()> {
             sitting::side_name(&sides[i], i),
             sitting::side_name(&sides[0], 0)
         );
-        print!("{}", super::compare::render(old, new, &c, busy));
+        print!("{}", crate::report::compare::render(old, new, &c, busy));
     }
     Ok(())
 }

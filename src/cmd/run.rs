@@ -130,7 +130,7 @@ pub fn run(args: Args) -> Result<()> {
                 ..crate::verdict::Options::at(opts.threshold.get())
             },
         );
-        print!("\n{}", super::compare::render(&old, &run, &c, busy));
+        print!("\n{}", crate::report::compare::render(&old, &run, &c, busy));
     }
     if !failed.is_empty() {
         let partial = failures::Partial {

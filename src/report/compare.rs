@@ -51,3 +51,11 @@ pub fn render(old: &Run, new: &Run, c: &Comparison, busy_cpus: f64) -> String {
     format::render(&report(old, new, c, busy_cpus), Format::Text)
         .expect("the text writer has no way to fail")
 }
+
+/// The rows the comparison calls regressions at `limit` percent, as "id
+/// (+x.y%)": the list `compare --fail-on-regression` and `check` end with.
+pub fn regressions(c: &Comparison, limit: f64) -> Vec<String> {
+    c.regressions(limit)
+        .map(|r| format!("{} (+{:.1}%)", r.id, r.time_change_pct))
+        .collect()
+}

@@ -274,16 +274,6 @@ impl Row {
     }
 }
 
-/// True when `old` and `new` are two sides of one interleaved sitting
-/// (`lmbench kernels`): the same sitting, different sides, so their runs
-/// pair up round by round.
-pub fn same_sitting(old: &Run, new: &Run) -> bool {
-    let fact = |r: &Run, k: &str| r.machine.get(k).map(str::to_string);
-    fact(old, "sitting").is_some()
-        && fact(old, "sitting") == fact(new, "sitting")
-        && fact(old, "sitting_side") != fact(new, "sitting_side")
-}
-
 /// A whole comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
@@ -332,6 +322,7 @@ impl Comparison {
 /// Compares every metric both runs have (and the filter matches).
 pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
     let threshold = (1.0 + opts.threshold_pct / 100.0).ln();
+    let private_cache = private_cache(old).or_else(|| private_cache(new));
     let pending = pending(old, new, opts);
     let priors = Priors::fit(&pending);
     let mut rows: Vec<Row> = pending
@@ -340,7 +331,6 @@ pub fn compare(old: &Run, new: &Run, opts: &Options) -> Comparison {
         .collect();
     let tested = calls::call(&mut rows, threshold);
     let memory = drift(&rows, main_memory);
-    let private_cache = private_cache(old).or_else(|| private_cache(new));
     let shared = drift(&rows, |id| shared_cache(id, private_cache));
     let drift = drift(&rows, |id| {
         SENTINELS.iter().any(|p| id.split('/').next() == Some(p))

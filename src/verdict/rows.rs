@@ -9,7 +9,7 @@ use lmbench_support::catalog::{Metric, Unit};
 
 use super::raw::{self, raw_test, Raw};
 use super::sides::{sides, Sides};
-use super::{moderate, same_sitting, Level, Options, Row, Verdict};
+use super::{moderate, Level, Options, Row, Verdict};
 use crate::run::Run;
 
 /// A metric on its way to a row: both sides' runs and its raw test.
@@ -171,4 +171,14 @@ fn gmean_change_pct(old: &[f64], new: &[f64]) -> f64 {
     }
     let lm = |x: &[f64]| x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64;
     100.0 * ((lm(new) - lm(old)).exp() - 1.0)
+}
+
+/// True when `old` and `new` are two sides of one interleaved sitting
+/// (`lmbench kernels`): the same sitting, different sides, so their runs
+/// pair up round by round.
+fn same_sitting(old: &Run, new: &Run) -> bool {
+    let fact = |r: &Run, k: &str| r.machine.get(k).map(str::to_string);
+    fact(old, "sitting").is_some()
+        && fact(old, "sitting") == fact(new, "sitting")
+        && fact(old, "sitting_side") != fact(new, "sitting_side")
 }
