@@ -32,6 +32,10 @@ mod sitting;
 mod timeline;
 
 use guest::Accel;
+
+/// What a sitting's guests run: programs, each with the metrics of it
+/// they measure.
+type Work = Vec<(&'static Program, Vec<&'static Metric>)>;
 pub use guest::Interrupted;
 
 // The command's doc line is on its `Cmd` variant (src/cmd/mod.rs).
@@ -197,13 +201,7 @@ pub fn log_path() -> PathBuf {
 /// without the floors (a floor is the host's reference, not a kernel's
 /// figure), and under icount only the latencies in microseconds; the
 /// rest, with the reason, in the second list.
-fn chosen(
-    filter: Option<&regex::Regex>,
-    accel: Accel,
-) -> (
-    Vec<(&'static Program, Vec<&'static Metric>)>,
-    Vec<&'static str>,
-) {
+fn chosen(filter: Option<&regex::Regex>, accel: Accel) -> (Work, Vec<&'static str>) {
     let mut out = Vec::new();
     let mut left_out = Vec::new();
     for p in PROGRAMS {
@@ -229,37 +227,12 @@ fn chosen(
 }
 
 pub fn run(opts: Args) -> Result<()> {
-    if opts.kernels.len() < 2 {
-        bail!("kernels compares two or more: give --kernel twice (the same one twice for an A/A)");
-    }
-    if opts.budget.is_some() && opts.rounds < 2 {
-        bail!(
-            "--budget needs --rounds 2 or more: the paired test says what is in doubt only \
-             after two rounds"
-        );
-    }
-    if opts.accel == Accel::Tcg {
-        bail!(
-            "--accel tcg: emulated time without instruction counting runs 2-3x slower than \
-             the host and moves with it, so it is no figure; use --accel icount (instructions) \
-             or kvm"
-        );
-    }
+    refuse_what_cannot_run(&opts)?;
     let filter = match &opts.bisect {
         Some(m) => Some(regex::Regex::new(&format!("^{}$", regex::escape(m.0.id)))?),
         None => opts.filter.as_ref().map(|f| f.regex().clone()),
     };
     let cache = kernels_dir().join("cache");
-    for (side, _) in &opts.rigs {
-        if *side >= opts.kernels.len() {
-            bail!(
-                "--rig {}=...: there are {} sides (a to {})",
-                sitting::letter(*side),
-                opts.kernels.len(),
-                sitting::letter(opts.kernels.len() - 1)
-            );
-        }
-    }
     let mut sides: Vec<image::Side> = opts
         .kernels
         .iter()
@@ -355,6 +328,45 @@ pub fn run(opts: Args) -> Result<()> {
     }
     let runs = sitting::run(&plan, &mut savers, &mut log, started)?;
     print!("{}", crate::report::render(&runs)?);
+    print_comparisons(&runs, &sides, opts.threshold.get());
+    Ok(())
+}
+
+/// Refuses, before any work, what cannot run: one kernel, a budget
+/// without the two rounds that say what is in doubt, plain emulation, a
+/// rig on a side that does not exist.
+fn refuse_what_cannot_run(opts: &Args) -> Result<()> {
+    if opts.kernels.len() < 2 {
+        bail!("kernels compares two or more: give --kernel twice (the same one twice for an A/A)");
+    }
+    if opts.budget.is_some() && opts.rounds < 2 {
+        bail!(
+            "--budget needs --rounds 2 or more: the paired test says what is in doubt only \
+             after two rounds"
+        );
+    }
+    if opts.accel == Accel::Tcg {
+        bail!(
+            "--accel tcg: emulated time without instruction counting runs 2-3x slower than \
+             the host and moves with it, so it is no figure; use --accel icount (instructions) \
+             or kvm"
+        );
+    }
+    for (side, _) in &opts.rigs {
+        if *side >= opts.kernels.len() {
+            bail!(
+                "--rig {}=...: there are {} sides (a to {})",
+                sitting::letter(*side),
+                opts.kernels.len(),
+                sitting::letter(opts.kernels.len() - 1)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every side's comparison with the first (side a), as compare prints it.
+fn print_comparisons(runs: &[crate::run::Run], sides: &[image::Side], threshold: f64) {
     for (i, new) in runs.iter().enumerate().skip(1) {
         let old = &runs[0];
         let busy = lmbench_support::activity::BUSY_CPUS;
@@ -363,7 +375,7 @@ pub fn run(opts: Args) -> Result<()> {
             new,
             &crate::verdict::Options {
                 busy_cpus: busy,
-                ..crate::verdict::Options::at(opts.threshold.get())
+                ..crate::verdict::Options::at(threshold)
             },
         );
         println!(
@@ -373,7 +385,6 @@ pub fn run(opts: Args) -> Result<()> {
         );
         print!("{}", crate::report::compare::render(old, new, &c, busy));
     }
-    Ok(())
 }
 
 /// The first few ids and how many more.

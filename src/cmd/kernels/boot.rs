@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use lmbench_support::catalog::{Metric, Program};
 use lmbench_support::machine::Facts;
 
 use super::exes::Built;
@@ -16,6 +15,7 @@ use super::guest::{self, Event};
 use super::image::Side;
 use super::sitting::{side_name, Plan};
 use super::timeline::Timeline;
+use super::Work;
 use crate::run::MetricStats;
 use lmbench::session::failures::{self, Failure};
 
@@ -40,12 +40,12 @@ fn cmdline(plan: &Plan, side: &Side) -> String {
 /// sitting ends (a panic or Ctrl-C included).
 pub(super) struct Initramfs {
     pub(super) dir: tempfile::TempDir,
-    pub(super) work: Vec<(&'static Program, Vec<&'static Metric>)>,
+    pub(super) work: Work,
 }
 
 impl Initramfs {
     pub(super) fn new(
-        work: Vec<(&'static Program, Vec<&'static Metric>)>,
+        work: Work,
         built: &Built,
         preset: &str,
         bench_args: &str,
@@ -107,6 +107,16 @@ impl Initramfs {
     pub(super) fn path(&self) -> PathBuf {
         self.dir.path().join("initramfs.cpio")
     }
+
+    /// Where QEMU writes what a boot's guest sends back.
+    fn results_file(&self) -> PathBuf {
+        self.dir.path().join("results")
+    }
+
+    /// Where a boot's Criterion files are unpacked.
+    fn criterion_home(&self) -> PathBuf {
+        self.dir.path().join("criterion")
+    }
 }
 
 /// The helper binary `name` cargo built.
@@ -139,8 +149,8 @@ pub(super) fn boot_once(
 ) -> Result<Boot> {
     use std::io::{Seek, Write};
     let side = &plan.sides[i];
-    let data = fs.dir.path().join("results");
-    let home = fs.dir.path().join("criterion");
+    let data = fs.results_file();
+    let home = fs.criterion_home();
     // A fresh port file and home per boot: nothing of the last boot's.
     let _ = std::fs::remove_file(&data);
     let _ = std::fs::remove_dir_all(&home);
@@ -229,6 +239,22 @@ pub(super) fn boot_once(
     let fixed = clock.outside_programs();
     eprintln!("      {spent}");
     writeln!(log, "### boot {}: {spent}", side_name(side, i))?;
+    gather(side, i, fs, reasons, rig_size, fixed)
+}
+
+/// Side `i`'s boot as the guest sent it: its results file and its
+/// Criterion files, each program of `fs` either read or a failure with
+/// the reason its console gave (`reasons`), and the guest's facts with
+/// the side's rig and its size.
+fn gather(
+    side: &Side,
+    i: usize,
+    fs: &Initramfs,
+    mut reasons: BTreeMap<String, (Option<String>, String)>,
+    rig_size: Option<String>,
+    fixed: Duration,
+) -> Result<Boot> {
+    let (data, home) = (fs.results_file(), fs.criterion_home());
     let bytes = std::fs::read(&data)
         .with_context(|| format!("reading the guest's results {}", data.display()))?;
     let r = super::results::unpack(&bytes, &home)?;
@@ -250,7 +276,7 @@ pub(super) fn boot_once(
                 // among the facts that differ, with its bare-loop size.
                 if side.rig.is_some() {
                     f.set("guest_rig", side.rig.clone());
-                    f.set("guest_rig_size", rig_size.clone());
+                    f.set("guest_rig_size", rig_size);
                 }
                 f
             }),

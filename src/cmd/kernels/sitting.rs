@@ -15,6 +15,7 @@ use super::boot::{boot_once, Boot, Initramfs};
 use super::exes::Built;
 use super::guest::{self, Accel, Machine};
 use super::image::Side;
+use super::Work;
 use crate::run::{MetricStats, Run};
 use crate::saving::RunSaver;
 use lmbench::session::failures::Failure;
@@ -26,7 +27,7 @@ pub struct Plan<'a> {
     pub sides: &'a [Side],
     pub append: &'a str,
     pub machine: Machine,
-    pub programs: Vec<(&'static Program, Vec<&'static Metric>)>,
+    pub programs: Work,
     pub built: &'a Built,
     pub preset: &'static str,
     /// Criterion flags for every bench in the guest (`--measurement-time
@@ -119,11 +120,7 @@ pub fn run(
     started: Instant,
 ) -> Result<Vec<Run>> {
     let n = plan.sides.len();
-    let host = Facts::collect();
-    let sitting = crate::store::utc_now();
-    let mut results: Vec<Vec<BTreeMap<String, MetricStats>>> = vec![Vec::new(); n];
-    let mut failed: Vec<Vec<Failure>> = vec![Vec::new(); n];
-    let mut facts: Vec<Option<Facts>> = vec![None; n];
+    let mut sides = Sides::new(plan);
     let mut rng = lmbench::session::Rng::from_clock();
     let mut order: Vec<usize> = (0..n).collect();
     let mut fs = Initramfs::new(
@@ -144,69 +141,12 @@ pub fn run(
         // too: the second of a pair measures what the first did.
         let second_of_pair = !round.is_multiple_of(2) && round > plan.rounds;
         if round >= plan.rounds && !second_of_pair {
-            let Some(budget) = plan.budget.filter(|_| n >= 2) else {
+            let Some((work, estimate)) =
+                further_work(&sides, round, started, mean(&fixed_times), &costs)
+            else {
                 break;
             };
-            let a = pooled(&results[0], &facts[0], &failed[0], &host, plan, 0, &sitting);
-            let b = pooled(&results[1], &facts[1], &failed[1], &host, plan, 1, &sitting);
-            let column_runs = match plan.machine.accel {
-                Accel::Icount => 2,
-                _ => lmbench::session::rounds::COLUMN_RUNS,
-            };
-            let doubt =
-                lmbench::session::rounds::unresolved(&b, Some(&a), plan.threshold, column_runs);
-            let worth = lmbench::session::boots::worth_booting(
-                &doubt,
-                round as usize,
-                budget.saturating_sub(started.elapsed()),
-                n,
-                mean(&fixed_times),
-                &costs,
-            );
-            if worth.is_empty() {
-                eprintln!(
-                    "{} after {:.0} s",
-                    if doubt.is_empty() {
-                        "every metric is decided and every lmbench column sees the threshold"
-                            .to_string()
-                    } else {
-                        format!(
-                            "the time left settles none of the {} metrics still in doubt",
-                            doubt.len()
-                        )
-                    },
-                    started.elapsed().as_secs_f64()
-                );
-                break;
-            }
-            let chosen: BTreeSet<String> = worth.into_iter().map(|c| c.id).collect();
-            let work: Vec<_> = plan
-                .programs
-                .iter()
-                .map(|(p, ms)| {
-                    let ms: Vec<&'static Metric> = ms
-                        .iter()
-                        .copied()
-                        .filter(|m| chosen.contains(m.id))
-                        .collect();
-                    (*p, ms)
-                })
-                .filter(|(_, ms)| !ms.is_empty())
-                .collect();
-            // A pair of rounds of this work, each side booted twice.
-            let estimate =
-                mean(&fixed_times) + chosen.iter().map(|id| costs.of(id)).sum::<Duration>();
-            if started.elapsed() + estimate * (2 * n as u32) > budget {
-                eprintln!("budget spent: {:.0} s", started.elapsed().as_secs_f64());
-                break;
-            }
             next_boot = Some(estimate);
-            let k: usize = work.iter().map(|(_, ms)| ms.len()).sum();
-            eprintln!(
-                "rounds {}-{}: re-measuring the {k} metrics in doubt that the time left can settle",
-                round + 1,
-                round + 2
-            );
             if ids(&work) != ids(&fs.work) {
                 fs = Initramfs::new(work, plan.built, plan.preset, &plan.bench_args)?;
             }
@@ -256,25 +196,15 @@ pub fn run(
             );
             this_round.push((side, boot));
         }
-        // A round counts whole: every side's boot of it, or none.
-        for (side, boot) in this_round {
-            if boot.facts.is_some() {
-                facts[side] = boot.facts;
-            }
-            failed[side].extend(boot.failed);
-            if !boot.metrics.is_empty() {
-                results[side].push(boot.metrics);
-            }
-        }
+        sides.absorb(this_round);
         round += 1;
         for (i, saver) in savers.iter_mut().enumerate() {
-            let run = pooled(&results[i], &facts[i], &failed[i], &host, plan, i, &sitting);
-            saver.save(run, round as usize)?;
+            saver.save(sides.run_of(i), round as usize)?;
         }
     }
     let mut runs = Vec::new();
     for i in 0..n {
-        if results[i].is_empty() {
+        if sides.results[i].is_empty() {
             bail!(
                 "{}: no metric was measured (its console is in {})",
                 side_name(&plan.sides[i], i),
@@ -283,10 +213,137 @@ pub fn run(
         }
         runs.push(match savers.get(i) {
             Some(saver) => saver.saved()?,
-            None => pooled(&results[i], &facts[i], &failed[i], &host, plan, i, &sitting),
+            None => sides.run_of(i),
         });
     }
     Ok(runs)
+}
+
+/// The work of a budget's next pair of rounds, and one boot's estimated
+/// time with it: the metrics in doubt that the time left can settle.
+/// `None` (having said why) when the sitting should stop: no budget or a
+/// single side, nothing left in doubt, or no time for the pair.
+fn further_work(
+    sides: &Sides,
+    round: u32,
+    started: Instant,
+    fixed: Duration,
+    costs: &lmbench::session::rounds::Costs,
+) -> Option<(Work, Duration)> {
+    let plan = sides.plan;
+    let n = plan.sides.len();
+    let budget = plan.budget.filter(|_| n >= 2)?;
+    let (a, b) = (sides.run_of(0), sides.run_of(1));
+    let column_runs = match plan.machine.accel {
+        Accel::Icount => 2,
+        _ => lmbench::session::rounds::COLUMN_RUNS,
+    };
+    let doubt = lmbench::session::rounds::unresolved(&b, Some(&a), plan.threshold, column_runs);
+    let worth = lmbench::session::boots::worth_booting(
+        &doubt,
+        round as usize,
+        budget.saturating_sub(started.elapsed()),
+        n,
+        fixed,
+        costs,
+    );
+    if worth.is_empty() {
+        eprintln!(
+            "{} after {:.0} s",
+            if doubt.is_empty() {
+                "every metric is decided and every lmbench column sees the threshold".to_string()
+            } else {
+                format!(
+                    "the time left settles none of the {} metrics still in doubt",
+                    doubt.len()
+                )
+            },
+            started.elapsed().as_secs_f64()
+        );
+        return None;
+    }
+    let chosen: BTreeSet<String> = worth.into_iter().map(|c| c.id).collect();
+    let work: Vec<_> = plan
+        .programs
+        .iter()
+        .map(|(p, ms)| {
+            let ms: Vec<&'static Metric> = ms
+                .iter()
+                .copied()
+                .filter(|m| chosen.contains(m.id))
+                .collect();
+            (*p, ms)
+        })
+        .filter(|(_, ms)| !ms.is_empty())
+        .collect();
+    // A pair of rounds of this work, each side booted twice.
+    let estimate = fixed + chosen.iter().map(|id| costs.of(id)).sum::<Duration>();
+    if started.elapsed() + estimate * (2 * n as u32) > budget {
+        eprintln!("budget spent: {:.0} s", started.elapsed().as_secs_f64());
+        return None;
+    }
+    let k: usize = work.iter().map(|(_, ms)| ms.len()).sum();
+    eprintln!(
+        "rounds {}-{}: re-measuring the {k} metrics in doubt that the time left can settle",
+        round + 1,
+        round + 2
+    );
+    Some((work, estimate))
+}
+
+/// What every side measured in the rounds so far, and what it ran on.
+struct Sides<'p, 'a> {
+    plan: &'p Plan<'a>,
+    /// The host's facts, read once at the start.
+    host: Facts,
+    /// When the sitting started: the `sitting` fact both sides share.
+    sitting: String,
+    /// Per side, each round's figures.
+    results: Vec<Vec<BTreeMap<String, MetricStats>>>,
+    failed: Vec<Vec<Failure>>,
+    /// Per side, the guest's facts from its latest boot that sent them.
+    facts: Vec<Option<Facts>>,
+}
+
+impl<'p, 'a> Sides<'p, 'a> {
+    fn new(plan: &'p Plan<'a>) -> Self {
+        let n = plan.sides.len();
+        Sides {
+            plan,
+            host: Facts::collect(),
+            sitting: crate::store::utc_now(),
+            results: vec![Vec::new(); n],
+            failed: vec![Vec::new(); n],
+            facts: vec![None; n],
+        }
+    }
+
+    /// Takes in one round's boots. A round counts whole: every side's
+    /// boot of it, or none.
+    fn absorb(&mut self, round: Vec<(usize, Boot)>) {
+        for (side, boot) in round {
+            if boot.facts.is_some() {
+                self.facts[side] = boot.facts;
+            }
+            self.failed[side].extend(boot.failed);
+            if !boot.metrics.is_empty() {
+                self.results[side].push(boot.metrics);
+            }
+        }
+    }
+
+    /// Side `i`'s run of the rounds so far.
+    fn run_of(&self, i: usize) -> Run {
+        pooled(
+            &self.results[i],
+            &self.facts[i],
+            &self.failed[i],
+            &self.host,
+            self.plan,
+            i,
+            &self.sitting,
+        )
+    }
 }
 
 /// The metric ids of a list of steps.
