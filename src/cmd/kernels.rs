@@ -27,6 +27,7 @@ mod exes;
 mod guest;
 mod image;
 mod initramfs;
+mod plan;
 mod results;
 mod sitting;
 mod timeline;
@@ -249,7 +250,7 @@ pub fn run(opts: Args) -> Result<()> {
         Some(label) => (0..sides.len())
             .map(|i| {
                 RunSaver::to(Target {
-                    label: format!("{}-{}", label.as_str(), sitting::letter(i)),
+                    label: format!("{}-{}", label.as_str(), plan::letter(i)),
                     machine: opts.machine.clone().map(Into::into),
                     force: opts.force,
                 })
@@ -300,7 +301,7 @@ pub fn run(opts: Args) -> Result<()> {
              (--aslr keeps the randomisation, at the cost of a wider spread between boots)"
         );
     }
-    let plan = sitting::Plan {
+    let plan = plan::Plan {
         sides: &sides,
         append: &append,
         machine: guest::Machine {
@@ -356,9 +357,9 @@ fn refuse_what_cannot_run(opts: &Args) -> Result<()> {
         if *side >= opts.kernels.len() {
             bail!(
                 "--rig {}=...: there are {} sides (a to {})",
-                sitting::letter(*side),
+                plan::letter(*side),
                 opts.kernels.len(),
-                sitting::letter(opts.kernels.len() - 1)
+                plan::letter(opts.kernels.len() - 1)
             );
         }
     }
@@ -380,8 +381,8 @@ fn print_comparisons(runs: &[crate::run::Run], sides: &[image::Side], threshold:
         );
         println!(
             "\n{} against {}:",
-            sitting::side_name(&sides[i], i),
-            sitting::side_name(&sides[0], 0)
+            plan::side_name(&sides[i], i),
+            plan::side_name(&sides[0], 0)
         );
         print!("{}", crate::report::compare::render(old, new, &c, busy));
     }

@@ -9,7 +9,8 @@
 use anyhow::{bail, Result};
 
 use super::image::Side;
-use super::sitting::{self, side_name, Plan};
+use super::plan::{side_name, Plan};
+use super::sitting;
 use crate::run::Run;
 use crate::verdict::{Row, Verdict};
 

@@ -13,7 +13,7 @@ use lmbench_support::machine::Facts;
 use super::exes::Built;
 use super::guest::{self, Event};
 use super::image::Side;
-use super::sitting::{side_name, Plan};
+use super::plan::{side_name, Plan};
 use super::timeline::Timeline;
 use super::Work;
 use crate::run::MetricStats;

@@ -15,54 +15,12 @@ use super::boot::{boot_once, Boot, Initramfs};
 use super::exes::Built;
 use super::guest::{self, Accel, Machine};
 use super::image::Side;
+use super::plan::{letter, side_name, Plan};
 use super::Work;
 use crate::run::{MetricStats, Run};
 use crate::saving::RunSaver;
 use lmbench::session::failures::Failure;
 use lmbench::session::SaveRounds;
-
-/// What a sitting measures, and where it saves.
-#[derive(Clone)]
-pub struct Plan<'a> {
-    pub sides: &'a [Side],
-    pub append: &'a str,
-    pub machine: Machine,
-    pub programs: Work,
-    pub built: &'a Built,
-    pub preset: &'static str,
-    /// Criterion flags for every bench in the guest (`--measurement-time
-    /// 0.2`), space-separated; numbers only.
-    pub bench_args: String,
-    /// Rounds every side gets (each a boot per side).
-    pub rounds: u32,
-    /// Pairs of rounds after those, on the undecided metrics only.
-    pub budget: Option<Duration>,
-    pub threshold: f64,
-}
-
-/// Side `i`'s letter: a, b, c...
-pub fn letter(i: usize) -> char {
-    (b'a' + (i % 26) as u8) as char
-}
-
-/// "A (6.1.0-57-amd64 mitigations=off)".
-pub fn side_name(side: &Side, i: usize) -> String {
-    let args = if side.args.is_empty() {
-        String::new()
-    } else {
-        format!(" {}", side.args)
-    };
-    let rig = side
-        .rig
-        .as_ref()
-        .map(|r| format!(" under {r}"))
-        .unwrap_or_default();
-    format!(
-        "{} ({}{args}{rig})",
-        letter(i).to_ascii_uppercase(),
-        side.spec
-    )
-}
 
 /// `auto`: KVM when `/dev/kvm` opens and a test boot reaches the guest's
 /// init within [`guest::BOOT_LIMIT`], else icount; says which and why.
@@ -403,31 +361,4 @@ fn pooled(
         }
     }
     run
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    #[test]
-    fn sides_have_letters_and_names() {
-        let s = Side {
-            spec: "6.1.0-57-amd64".into(),
-            image: Path::new("/k").into(),
-            args: "mitigations=off".into(),
-            rig: None,
-        };
-        assert_eq!(letter(0), 'a');
-        assert_eq!(letter(1), 'b');
-        assert_eq!(side_name(&s, 1), "B (6.1.0-57-amd64 mitigations=off)");
-        let rigged = Side {
-            rig: Some("seccomp 50".into()),
-            ..s
-        };
-        assert_eq!(
-            side_name(&rigged, 1),
-            "B (6.1.0-57-amd64 mitigations=off under seccomp 50)"
-        );
-    }
 }
