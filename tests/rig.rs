@@ -155,11 +155,16 @@ fn git_bisect_run_with_check_names_the_commit_that_slowed_system_calls() {
     let results = tmp.path().join("results");
     let lmbench = env!("CARGO_BIN_EXE_lmbench");
     let filter = "^lat_syscall/null$";
-    // The baseline: three quick runs under the rig's filter "off" (one
-    // instruction, RET ALLOW: the kernel caches it, no cost).
+    // The baseline: five quick runs under the rig's filter "off" (one
+    // instruction, RET ALLOW: the kernel caches it, no cost). Five, not
+    // three: a good commit is "unchanged" only when the interval of its
+    // change lies within the threshold, and three runs of a null call that
+    // spread by 10% leave an interval wider than that however many runs
+    // the check adds; the commit is then skipped and the bisection cannot
+    // end on one commit.
     let o = rig()
         .args([
-            "seccomp", "1", "--", lmbench, "run", "--quick", "--runs", "3",
+            "seccomp", "1", "--", lmbench, "run", "--quick", "--runs", "5",
         ])
         .args([filter, "--save", "base", "--machine", "rig"])
         .env("LMBENCH_RESULTS", &results)
@@ -168,15 +173,16 @@ fn git_bisect_run_with_check_names_the_commit_that_slowed_system_calls() {
     assert!(o.status.success(), "baseline: {}", text(&o));
 
     // (Other work on the machine, a CI neighbour's steal, does not void a
-    // step: the injected change is several times any interference.)
-    // Eight commits; from the fifth on, every system call pays a filter
-    // of 2000 instructions (a getppid several times dearer).
+    // step: the injected change is several times the threshold, and the
+    // threshold several times the noise.) Eight commits; from the fifth
+    // on, every system call pays a filter of 4000 instructions (near the
+    // kernel's limit of 4096: a null call about twice as dear).
     let repo = tmp.path().join("repo");
     std::fs::create_dir(&repo).unwrap();
     git(&repo, &["init", "-q"]);
     let mut commits = Vec::new();
     for k in 1..=8 {
-        let n = if k >= 5 { "2000" } else { "1" };
+        let n = if k >= 5 { "4000" } else { "1" };
         std::fs::write(repo.join("inject"), n).unwrap();
         std::fs::write(repo.join("k"), k.to_string()).unwrap();
         git(&repo, &["add", "."]);
@@ -186,7 +192,7 @@ fn git_bisect_run_with_check_names_the_commit_that_slowed_system_calls() {
     git(&repo, &["bisect", "start", &commits[7], &commits[0]]);
     let script = format!(
         "exec {rig} seccomp \"$(cat inject)\" -- {lmbench} check rig/base '{filter}' \
-         --threshold 20 --budget 40s --busy-threshold 100",
+         --threshold 30 --budget 40s --busy-threshold 100",
         rig = env!("CARGO_BIN_EXE_lmbench-rig"),
     );
     let o = Command::new("git")
