@@ -147,20 +147,8 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
             if let Some(p) = block_point(line) {
                 if p.len() >= 2 {
                     b.points.push((p[0], p[1]));
-                    if b.title.starts_with("File system latency") && p.len() == 4 {
-                        // size, files, creates/s, deletes/s
-                        let (c, d) = (p[2], p[3]);
-                        let col = match p[0] as u32 {
-                            0 => Some(0),
-                            10 => Some(2),
-                            _ => None,
-                        };
-                        if let Some(col) = col {
-                            if c > 0.0 && d > 0.0 {
-                                m.cells.insert(FS_VM.cell_key(col), 1e6 / c);
-                                m.cells.insert(FS_VM.cell_key(col + 1), 1e6 / d);
-                            }
-                        }
+                    if b.title.starts_with("File system latency") {
+                        fs_latency_point(&p, &mut m);
                     }
                     continue;
                 }
@@ -201,44 +189,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         let Some((label, value)) = t.split_once(": ") else {
             continue;
         };
-        let fig = |unit: &str| -> Result<Option<f64>, ParseError> {
-            let v = value.trim();
-            let num = v.strip_suffix(unit).map(str::trim).unwrap_or(v);
-            match figure(num) {
-                Some(f) => Ok(f),
-                None => err(no, format!("{label}: {v:?} is not a figure in {unit}")),
-            }
-        };
-        if let Some(&(_, table, col)) = LATENCIES.iter().find(|(l, _, _)| *l == label) {
-            if let Some(v) = fig("microseconds")? {
-                m.cells.insert(table.cell_key(col), v);
-            }
-        } else if let Some(&(_, table, col)) = BANDWIDTHS.iter().find(|(l, _, _)| *l == label) {
-            if let Some(v) = fig("MB/sec")? {
-                m.cells.insert(table.cell_key(col), v);
-            }
-        } else if label == "Simple read" {
-            read_write.0 = fig("microseconds")?;
-        } else if label == "Simple write" {
-            read_write.1 = fig("microseconds")?;
-        } else if label.starts_with("Pagefaults on ") {
-            if let Some(v) = fig("microseconds")? {
-                m.cells.insert(FS_VM.cell_key(6), v);
-            }
-        } else if let Some(&(prefix, local, remote)) =
-            NETWORK.iter().find(|(p, _, _)| label.starts_with(p))
-        {
-            let host = &label[prefix.len()..];
-            if let Some(v) = fig("microseconds")? {
-                let key = if is_local(host) {
-                    COMM_LAT.cell_key(local)
-                } else {
-                    m.facts.insert("remote_peer".into(), host.to_string());
-                    REMOTE_LAT.cell_key(remote)
-                };
-                m.cells.insert(key, v);
-            }
-        }
+        label_line(label, value, no, &mut m, &mut read_write)?;
     }
     blocks.extend(open.take());
     if let (Some(r), Some(w)) = read_write {
@@ -265,6 +216,77 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         machines: vec![m],
         warnings,
     })
+}
+
+/// A point of the "File system latency" block (size, files, creates/s,
+/// deletes/s) into the 0K and 10K create and delete columns, in
+/// microseconds a file; other sizes have no column.
+fn fs_latency_point(p: &[f64], m: &mut Machine) {
+    let &[size, _, c, d] = p else {
+        return;
+    };
+    let col = match size as u32 {
+        0 => 0,
+        10 => 2,
+        _ => return,
+    };
+    if c > 0.0 && d > 0.0 {
+        m.cells.insert(FS_VM.cell_key(col), 1e6 / c);
+        m.cells.insert(FS_VM.cell_key(col + 1), 1e6 / d);
+    }
+}
+
+/// One `LABEL: FIGURE UNIT` line (line `no`) into `m`'s cells: a latency
+/// or bandwidth column, a pagefault, a network round trip (local, or a
+/// remote peer that becomes the run's `remote_peer` fact), or half of
+/// "null I/O" (simple read and write, averaged once both are read).
+/// Unknown labels are skipped; a known one without a figure is an error.
+fn label_line(
+    label: &str,
+    value: &str,
+    no: usize,
+    m: &mut Machine,
+    read_write: &mut (Option<f64>, Option<f64>),
+) -> Result<(), ParseError> {
+    let fig = |unit: &str| -> Result<Option<f64>, ParseError> {
+        let v = value.trim();
+        let num = v.strip_suffix(unit).map(str::trim).unwrap_or(v);
+        match figure(num) {
+            Some(f) => Ok(f),
+            None => err(no, format!("{label}: {v:?} is not a figure in {unit}")),
+        }
+    };
+    if let Some(&(_, table, col)) = LATENCIES.iter().find(|(l, _, _)| *l == label) {
+        if let Some(v) = fig("microseconds")? {
+            m.cells.insert(table.cell_key(col), v);
+        }
+    } else if let Some(&(_, table, col)) = BANDWIDTHS.iter().find(|(l, _, _)| *l == label) {
+        if let Some(v) = fig("MB/sec")? {
+            m.cells.insert(table.cell_key(col), v);
+        }
+    } else if label == "Simple read" {
+        read_write.0 = fig("microseconds")?;
+    } else if label == "Simple write" {
+        read_write.1 = fig("microseconds")?;
+    } else if label.starts_with("Pagefaults on ") {
+        if let Some(v) = fig("microseconds")? {
+            m.cells.insert(FS_VM.cell_key(6), v);
+        }
+    } else if let Some(&(prefix, local, remote)) =
+        NETWORK.iter().find(|(p, _, _)| label.starts_with(p))
+    {
+        let host = &label[prefix.len()..];
+        if let Some(v) = fig("microseconds")? {
+            let key = if is_local(host) {
+                COMM_LAT.cell_key(local)
+            } else {
+                m.facts.insert("remote_peer".into(), host.to_string());
+                REMOTE_LAT.cell_key(remote)
+            };
+            m.cells.insert(key, v);
+        }
+    }
+    Ok(())
 }
 
 /// Header lines: `lmbench3.0 results for Linux host 6.1 ...`, `KEY: value`,
