@@ -290,17 +290,45 @@ impl<'p, 'a> Sides<'p, 'a> {
         }
     }
 
-    /// Side `i`'s run of the rounds so far.
+    /// Side `i`'s run of the rounds so far: its samples pooled, the
+    /// guest's facts, and what it ran on.
     fn run_of(&self, i: usize) -> Run {
-        pooled(
-            &self.results[i],
-            &self.facts[i],
-            &self.failed[i],
-            &self.host,
-            self.plan,
-            i,
-            &self.sitting,
-        )
+        let plan = self.plan;
+        let side = &plan.sides[i];
+        let mut f = self.facts[i].clone().unwrap_or_default();
+        let m = &plan.machine;
+        // The guest is named for the host it ran on; its kernel is its own.
+        f.set("host", self.host.get("host").map(|h| format!("{h}-vm")));
+        f.set("guest_accel", Some(m.accel.name().to_string()));
+        f.set("guest_cpus", Some(m.cpus.to_string()));
+        f.set("guest_memory", Some(format!("{}M", m.memory_mib)));
+        f.set("guest_kernel", Some(side.spec.clone()));
+        f.set(
+            "host_os_release",
+            self.host.get("os_release").map(str::to_string),
+        );
+        f.set(
+            "host_cpu_model",
+            self.host.get("cpu_model").map(str::to_string),
+        );
+        f.set("sitting", Some(self.sitting.clone()));
+        f.set("sitting_side", Some(letter(i).to_string()));
+        let icount = m.accel == Accel::Icount;
+        if icount {
+            f.set("time_unit", Some("instructions".to_string()));
+            // A guest's clock under icount is its instruction count: its
+            // "MHz" (the virtual TSC's) and the cycle probes beside each
+            // sample say nothing of a CPU, and a per-cycle comparison would
+            // only divide by a constant.
+            f.0.remove("cpu_mhz");
+        }
+        let mut run = lmbench::session::live_run(&self.results[i], &f, &self.failed[i]);
+        if icount {
+            for s in run.metrics.values_mut() {
+                s.clock_ns.clear();
+            }
+        }
+        run
     }
 }
 
@@ -316,49 +344,4 @@ fn mean(d: &[Duration]) -> Duration {
         return Duration::ZERO;
     }
     d.iter().sum::<Duration>() / d.len() as u32
-}
-
-/// Side `i`'s run of the rounds so far: its samples pooled, the guest's
-/// facts, and what it ran on.
-fn pooled(
-    results: &[BTreeMap<String, MetricStats>],
-    guest: &Option<Facts>,
-    failed: &[Failure],
-    host: &Facts,
-    plan: &Plan,
-    i: usize,
-    sitting: &str,
-) -> Run {
-    let side = &plan.sides[i];
-    let mut f = guest.clone().unwrap_or_default();
-    let m = &plan.machine;
-    // The guest is named for the host it ran on; its kernel is its own.
-    f.set("host", host.get("host").map(|h| format!("{h}-vm")));
-    f.set("guest_accel", Some(m.accel.name().to_string()));
-    f.set("guest_cpus", Some(m.cpus.to_string()));
-    f.set("guest_memory", Some(format!("{}M", m.memory_mib)));
-    f.set("guest_kernel", Some(side.spec.clone()));
-    f.set(
-        "host_os_release",
-        host.get("os_release").map(str::to_string),
-    );
-    f.set("host_cpu_model", host.get("cpu_model").map(str::to_string));
-    f.set("sitting", Some(sitting.to_string()));
-    f.set("sitting_side", Some(letter(i).to_string()));
-    let icount = m.accel == Accel::Icount;
-    if icount {
-        f.set("time_unit", Some("instructions".to_string()));
-        // A guest's clock under icount is its instruction count: its
-        // "MHz" (the virtual TSC's) and the cycle probes beside each
-        // sample say nothing of a CPU, and a per-cycle comparison would
-        // only divide by a constant.
-        f.0.remove("cpu_mhz");
-    }
-    let mut run = lmbench::session::live_run(results, &f, failed);
-    if icount {
-        for s in run.metrics.values_mut() {
-            s.clock_ns.clear();
-        }
-    }
-    run
 }
